@@ -1,0 +1,5 @@
+import sys
+
+from nerts_referee.cli import main
+
+sys.exit(main())
