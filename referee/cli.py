@@ -114,7 +114,7 @@ def format_result(d: dict[str, Any]) -> str:
         t = f"{r['t']:.3f}" if isinstance(r.get("t"), (int, float)) else ""
         kind = r["kind"]
         detail = r.get("message", "")
-        if kind == "illegal" and r.get("reason"):
+        if kind in ("illegal", "returned") and r.get("reason"):
             detail = f"{r['reason']}: {detail}"
         if kind == "dispute":
             who = f"tie {' = '.join([r['winner'], *r['tied']])}" if r["tie"] else f"winner {r['winner']}"

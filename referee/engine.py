@@ -46,6 +46,13 @@ IN_FLIGHT_MS = 500.0
 call is taken to have been in the air at the call."""
 
 
+RETURNED_REASONS = frozenset({"in_flight_at_call"})
+"""Reasons for the ``returned`` ruling kind: the card goes back by rule, nobody played wrongly."""
+
+CARD_KINDS = ("accepted", "illegal", "returned", "dispute")
+"""The ruling kinds of a ``card_touched`` event (exactly one per touch)."""
+
+
 class EngineError(EventError):
     """An event that is well formed but cannot be accepted here (e.g. a correction of nothing)."""
 
@@ -86,6 +93,7 @@ class Touch:
     entry: nerts.Entry | None = None
     ruling: dict[str, Any] | None = None
     text: str = ""
+    pile: str = ""  # the pile it is on: the observed one unless a set_pile correction moved it
 
     def arrival(self, rule: str) -> float:
         if rule == "release" and self.obs.release_t is not None:
@@ -97,7 +105,7 @@ class Touch:
         arrival = o.release_t if rule == "release" and o.release_t is not None else o.t
         if not self.text:
             self.text = card_text(self.card, self.joker) or ""
-        self.key = (arrival, o.t, self.player, self.text, o.pile, self.seq)
+        self.key = (arrival, o.t, self.player, self.text, self.pile, self.seq)
         return self.key
 
 
@@ -186,7 +194,7 @@ class GameResult:
     def ruling(self, seq: int) -> dict[str, Any] | None:
         """The ruling on the event ``seq`` (a card, call or stuck), if any."""
         for r in self.rulings:
-            if r["seq"] == seq and r["kind"] in ("accepted", "illegal", "dispute", "nerts_call", "stuck"):
+            if r["seq"] == seq and (r["kind"] in CARD_KINDS or r["kind"] in ("nerts_call", "stuck")):
                 return r
         return None
 
@@ -333,7 +341,8 @@ class Engine:
                 keep = [x for x in lst if x.t < t]
                 getattr(r, attr).extend(x for x in lst if x.t >= t)
                 setattr(prev, attr, keep)
-            prev.all_dirty = True
+            # the round's call and cut-off are derived facts: both rounds re-derive them
+            prev.all_dirty = r.all_dirty = True
         self.rounds.append(r)
         self._starts.append(t)
         if seq is not None:
@@ -361,18 +370,19 @@ class Engine:
     # --- touches ---
     def _touch(self, seq: int, ev: CardTouched) -> None:
         r = self._round_at(ev.t)
-        tc = Touch(seq, ev, ev.player, ev.card, ev.joker, r)
+        tc = Touch(seq, ev, ev.player, ev.card, ev.joker, r, pile=ev.pile)
         tc.text = ev.text
         self.touches[seq] = tc
         self._insert(r, tc)
 
     def _insert(self, r: Round, tc: Touch) -> None:
         key = tc.make_key(self._rules.arrival)
-        pid = tc.obs.pile
+        pid = tc.pile
         lst = r.piles.get(pid)
-        if lst is None:
+        if not lst:  # a new pile id (or one a set_pile correction emptied)
             r.piles[pid] = [tc]
-            r.pile_order.append(pid)
+            if lst is None:
+                r.pile_order.append(pid)
             r.dirty.add(pid)
             return
         if key > lst[-1].key:
@@ -487,9 +497,9 @@ class Engine:
         r = tc.round
         if r.all_dirty:
             self._clean(r)
-        elif tc.obs.pile in r.dirty:
-            self._resim(r, tc.obs.pile)
-            r.dirty.discard(tc.obs.pile)
+        elif tc.pile in r.dirty:
+            self._resim(r, tc.pile)
+            r.dirty.discard(tc.pile)
         if tc.ruling is None:
             tc.ruling = self._touch_ruling(tc)
         return tc.ruling
@@ -499,7 +509,7 @@ class Engine:
         assert e is not None
         o = tc.obs
         d: dict[str, Any] = {
-            "seq": tc.seq, "kind": "accepted", "card": tc.text or None, "pile": o.pile,
+            "seq": tc.seq, "kind": "accepted", "card": tc.text or None, "pile": tc.pile,
             "player": tc.player, "t": o.t, "round": tc.round.number, "stays": e.stays, "reason": None,
             "uncertainty_ms": o.uncertainty_ms,
         }
@@ -509,13 +519,17 @@ class Engine:
             d["release_t"] = o.release_t
         if o.evidence is not None:
             d["evidence"] = o.evidence
+        if tc.pile != o.pile:
+            d["observed_pile"] = o.pile  # a set_pile correction moved it
         g = e.group
         if g is None:
-            d["kind"] = "illegal"
+            # in the air at the call and sent back by the table's in_flight_at_call rule: a normal
+            # outcome of the rules, not a bad play, so it is not "illegal"
+            d["kind"] = "returned" if e.reason in RETURNED_REASONS else "illegal"
             d["reason"] = e.reason
             msg = nerts.REASONS.get(e.reason or "", e.reason or "")
             if e.expected and e.reason != "pile_completed":
-                msg += f": {o.pile} needs {e.expected}"
+                msg += f": {tc.pile} needs {e.expected}"
             call = tc.round.call
             if e.reason in ("after_call", "in_flight_at_call") and call is not None:
                 d["margin_ms"] = round((e.arrival - call.t) * 1000.0, 3)
@@ -569,9 +583,11 @@ class Engine:
             if t not in self.touches and t not in self.calls and t not in self.stucks:
                 raise EngineError(f"seq {t} is not a card_touched, nerts_called or everyone_stuck event "
                                   f"that can be {c.action}d", "target")
-        elif c.action in ("set_owner", "set_card"):
+        elif c.action in ("set_owner", "set_card", "set_pile"):
             if t not in self.touches:
                 raise EngineError(f"seq {t} is not a card_touched event", "target")
+            if c.action == "set_pile" and self.touches[t].pile == c.pile:
+                raise EngineError(f"seq {t} is already on pile {c.pile!r}", "pile")
         elif c.action == "set_nerts_left":
             if t not in self.endings:
                 raise EngineError(f"seq {t} is not a round_ended event", "target")
@@ -591,17 +607,20 @@ class Engine:
                 tc.upheld = None
             elif c.action == "uphold":
                 tc.upheld = c.reason
-            elif c.action in ("set_owner", "set_card"):
+            elif c.action in ("set_owner", "set_card", "set_pile"):
+                old_pile = tc.pile
+                r.piles[old_pile].remove(tc)
+                r.dirty.add(old_pile)  # what was on or after it there is re-derived
                 if c.action == "set_owner":
                     tc.player = c.player or tc.player
-                else:
+                elif c.action == "set_card":
                     tc.card, tc.joker = c.card, bool(c.joker)
                     tc.text = ""
-                lst = r.piles[tc.obs.pile]
-                lst.remove(tc)
-                tc.make_key(self._rules.arrival)
-                bisect.insort(lst, tc, key=lambda x: x.key)
-            r.dirty.add(tc.obs.pile)
+                else:
+                    tc.pile = c.pile or tc.pile
+                # back in contact-time order on its (new) pile; an Ace may start a new pile there
+                self._insert(r, tc)
+            r.dirty.add(tc.pile)
             tc.ruling = None
         elif t in self.calls or t in self.stucks:
             x = self.calls.get(t) or self.stucks[t]
@@ -615,6 +634,11 @@ class Engine:
         elif t in self.endings:
             en = self.endings[t]
             en.corrections.append(seq)
+            # one Nerts pile per scoring unit: a team's count may have been given under a member's
+            # name or the team's; the correction replaces it whichever name it was under
+            unit = self.unit_of(c.player or "")
+            for who in [w for w in en.nerts_left if self.unit_of(w) == unit]:
+                del en.nerts_left[who]
             en.nerts_left[c.player or ""] = c.count or 0
 
     # --- the scoreboard ---
@@ -774,6 +798,8 @@ class Engine:
                     cd["card"] = card_text(c.card, bool(c.joker))
                 if c.action == "set_nerts_left":
                     cd["count"] = c.count
+                if c.action == "set_pile":
+                    cd["pile"] = c.pile
                 if c.target in self.touches and c.action == "overturn":
                     cd["force"] = self.touches[c.target].force
                 rulings.append(cd)

@@ -23,7 +23,7 @@ from referee.cards import Card, UnknownCard
 
 EVENT_TYPES = ("game_started", "round_started", "card_touched", "nerts_called", "everyone_stuck",
                "round_ended", "correction")
-CORRECTION_ACTIONS = ("overturn", "uphold", "set_owner", "set_card", "set_nerts_left")
+CORRECTION_ACTIONS = ("overturn", "uphold", "set_owner", "set_card", "set_pile", "set_nerts_left")
 JOKER_NAMES = frozenset({"JOKER", "JK", "RED JOKER", "BLACK JOKER", "JOKER-R", "JOKER-B", "JOKER_R", "JOKER_B"})
 
 
@@ -110,6 +110,7 @@ class Correction:
     card: Card | None = None
     joker: bool | None = None
     count: int | None = None
+    pile: str | None = None
     type: str = "correction"
 
 
@@ -267,6 +268,15 @@ def parse_event(d: Any) -> Event:
             c.card, c.joker = parse_card(d["card"])
             if c.joker and d.get("declared") is not None:
                 c.card = parse_card(d["declared"], "declared")[0]
+        elif action == "set_pile":
+            pile = d.get("pile")
+            if isinstance(pile, int) and not isinstance(pile, bool):
+                pile = str(pile)
+            if pile is None:
+                raise EventError("missing (the id of the pile the card really touched)", "pile")
+            if not isinstance(pile, str) or not pile.strip():
+                raise EventError(f"{pile!r} is not allowed: expected a pile id (a non-empty string)", "pile")
+            c.pile = pile
         elif action == "set_nerts_left":
             c.player = _name(d, "player")
             n = d.get("count")

@@ -104,7 +104,7 @@ def test_game_page_chart_and_stats(client):
     assert data["series"] == [{"ana": 0.0, "ben": 0.0}, {"ana": 3.0, "ben": -10.0}]
     stats = {s["name"]: s for s in data["stats"]}
     assert stats["ana"] == {"name": "ana", "centre": 3, "disputes_won": 1, "disputes_lost": 0, "ties": 0,
-                            "illegal": 0, "nerts_calls": 1}
+                            "illegal": 0, "returned": 0, "nerts_calls": 1}
     assert stats["ben"]["disputes_lost"] == 1 and stats["ben"]["illegal"] == 1 and stats["ben"]["centre"] == 0
     html = client.get("/game").get_data(as_text=True)
     assert html.count("<polyline") == 2 and 'stroke="red"' in html and "target 100" in html
@@ -114,8 +114,11 @@ def test_review_lists_disputes_and_illegal_plays(client):
     html = client.get("/review").get_data(as_text=True)
     for seq in (sample.LOSER_SEQ, sample.DISPUTE_SEQ, sample.ILLEGAL_SEQ):
         assert f'href="/review/{seq}"' in html
-    assert 'href="/review/3"' not in html  # an accepted Ace is not contested
-    assert client.get("/review/3").status_code == 404
+    listed = html[html.index('id="to-review"'):html.index("</ul>", html.index('id="to-review"'))]
+    assert 'href="/review/3"' not in listed  # an accepted Ace is not contested...
+    assert 'href="/review/3"' in html  # ...but every card play can be opened (to fix its pile, card, owner)
+    assert client.get("/review/3").status_code == 200
+    assert client.get("/review/2").status_code == 404  # a round start is no card
     data = client.get(f"/api/review/{sample.DISPUTE_SEQ}").get_json()
     assert [c["player"] for c in data["contenders"]] == ["ana", "ben"]
     assert data["contenders"][0]["outline"] == [[60.0, 80.0], [130.0, 80.0], [130.0, 180.0], [60.0, 180.0]]
@@ -384,7 +387,7 @@ def test_overturn_rescores_the_game(admin, game):
     (sample.DISPUTE_SEQ, {"action": "overturn", "reason": "   "}, 400, "a reason is required"),
     (sample.DISPUTE_SEQ, {"action": "delete", "reason": "x"}, 400, "action must be"),
     (sample.DISPUTE_SEQ, {"action": "uphold", "reason": "x" * 501}, 400, "too long"),
-    (3, {"action": "overturn", "reason": "x"}, 404, "no dispute or illegal-play ruling #3"),
+    (2, {"action": "overturn", "reason": "x"}, 404, "no card ruling #2"),
     (999, {"action": "overturn", "reason": "x"}, 404, "#999"),
 ])
 def test_corrections_are_validated(admin, game, seq, body, status, message):

@@ -216,6 +216,57 @@ def test_a_spectators_overturn_is_refused(browser, site):
     page.close()
 
 
+def test_game_page_follows_the_log_without_a_reload(browser, site):
+    base, db = site
+    page = browser.new_page(bypass_csp=True)
+    page.goto(f"{base}/game")
+    page.wait_for_function("document.getElementById('feed-status').textContent === 'live'")
+    page.evaluate("window.sameDocument = true")  # gone if the page reloads
+    assert page.locator("#rounds tbody tr").count() == 1
+    log = EventLog.open(db)  # the pipeline's writer, not the dashboard
+    log.append({"type": "card_touched", "t": 3.8, "card": "AD", "player": "ben", "pile": "p5"})
+    log.append({"type": "round_ended", "t": 3.9, "nerts_left": {"ana": 2, "ben": 0}})
+    log.close()
+    page.wait_for_function("document.body.dataset.seq === '12'", timeout=5000)
+    assert page.evaluate("window.sameDocument") is True
+    assert page.locator("#rounds tbody tr").count() == 2
+    assert page.locator("#rounds tfoot").inner_text().split() == ["Total", "-1", "-9"]
+    assert page.locator('#stats tr[data-player="ben"] td').nth(1).inner_text() == "1"  # ben's AD stayed
+    assert page.locator(".chart-wrap polyline").count() == 2
+    page.close()
+
+
+def test_set_pile_from_the_review_page(browser, site):
+    base, db = site
+    page = browser.new_page(bypass_csp=True)
+    _login(page, base)
+    page.goto(f"{base}/review/7")  # ana's 3H, seen on p1
+    assert page.locator("#ruling-pile").inner_text() == "p1"
+    form = page.locator("#fix-pile")
+    form.locator("input[name=pile]").fill("p1")
+    form.locator("button[type=submit]").click()  # no reason: the browser refuses, nothing is sent
+    assert EventLog.open(db).last_seq() == 10
+    form.locator("input[name=reason]").fill("it is already there")
+    form.locator("button[type=submit]").click()  # the same pile: the server refuses, nothing changes
+    page.wait_for_selector("#flash.bad")
+    assert "already on pile p1" in page.locator("#flash").inner_text()
+    assert EventLog.open(db).last_seq() == 10
+    form.locator("input[name=pile]").fill("p2")
+    form.locator("input[name=reason]").fill("the camera put it on the wrong pile")
+    form.locator("button[type=submit]").click()
+    page.wait_for_function("document.getElementById('ruling-pile').textContent.includes('seen on p1')",
+                           timeout=5000)  # the page reloaded with the re-derived ruling
+    assert page.locator("#ruling-pile").inner_text() == "p2 (seen on p1)"
+    assert "take it back" in page.locator("#ruling-stays").inner_text()  # a 3H cannot start p2
+    assert "the camera put it on the wrong pile" in page.locator("#corrections").inner_text()
+    log = EventLog.open(db)
+    assert log.events()[-1] == {"seq": 11, "type": "correction", "target": 7, "action": "set_pile", "pile": "p2",
+                                "reason": "the camera put it on the wrong pile"}
+    assert log.state().totals == {"ana": 2, "ben": -10}
+    log.close()
+    page.close()
+
+
 @pytest.mark.parametrize("path", ["/live", "/game", "/review", f"/review/{sample.DISPUTE_SEQ}", "/setup", "/login"])
 def test_pages_fit_a_phone(browser, site, path):
     base, _ = site

@@ -30,7 +30,8 @@ def test_demo_round_is_a_realistic_game(capsys):
     # the close dispute: dee's 3H was reported first but ana's touched 19 ms earlier
     assert close[0]["player"] == "dee" and close[0]["winner"] == "ana" and close[0]["margin_ms"] == pytest.approx(19.0)
     assert 0.95 < close[0]["confidence"] < 1.0
-    assert any(r.get("reason") == "in_flight_at_call" for r in d["rulings"])
+    flown = [r for r in d["rulings"] if r.get("reason") == "in_flight_at_call"]
+    assert flown and all(r["kind"] == "returned" and not r["stays"] for r in flown)
     assert d["game_over"] and d["winners"] == ["ana"]
     assert d["totals"] == {"ana": 19, "ben": 3, "cy": -1, "dee": 9}
     for r in d["rulings"]:
@@ -41,6 +42,8 @@ def test_human_readable_table_and_builtin_name(capsys):
     code, out, _ = run(capsys, "replay", "demo_round")
     assert code == 0
     assert "dispute" in out and "Scoreboard" in out and "Game over: ana wins" in out
+    flown = [line for line in out.splitlines() if " 5H " in line and " p5 " in line]
+    assert len(flown) == 1 and "  returned   " in flown[0] and "in_flight_at_call: in flight" in flown[0]
 
 
 @pytest.mark.parametrize("line, where", [

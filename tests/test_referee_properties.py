@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import Card
-from referee.engine import Engine, replay
+from referee.engine import CARD_KINDS, Engine, replay
 from referee.eventlog import EventLog
 from referee.nerts import fits
 from referee.settings import TableSettings
@@ -73,7 +73,7 @@ def _arrive_late(events, delays):
 def _ruling_multiset(result):
     out = Counter()
     for r in result.rulings:
-        if r["kind"] in ("accepted", "illegal", "dispute"):
+        if r["kind"] in CARD_KINDS:
             out[(r["t"], r["card"], r["player"], r["pile"], r["kind"], r["reason"], r["stays"], r.get("outcome"),
                  r.get("winner"), r.get("tie"))] += 1
     return out
@@ -97,6 +97,19 @@ def test_every_pile_is_a_legal_sequence(game):
                 else:
                     assert fits(c, slot[-1], rule) is None, (p, c)
                     below, slot = slot[-1], [c]
+
+
+@PROFILE
+@given(games(), st.sampled_from([(0.0,), (0.9, 0.0, 0.3), (0.0, 0.6)]))
+def test_a_card_counts_exactly_when_its_ruling_says_it_stays(game, delays):
+    """The ruling and the score never disagree (kind, stays, pile membership), in any arrival order."""
+    table, events = game
+    res = replay(_arrive_late(events, delays), table)
+    on_piles = {s for rd in res.rounds for p in rd["piles"] for s in p["seqs"]}
+    for r in res.rulings:
+        if r["kind"] in CARD_KINDS:
+            assert bool(r["stays"]) == (r["seq"] in on_piles), r
+            assert r["stays"] is False or r["kind"] in ("accepted", "dispute"), r
 
 
 @PROFILE

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from referee.engine import Engine, EngineError, replay
+from referee.engine import CARD_KINDS, Engine, EngineError, replay
 from referee.settings import TableSettings
 
 PLAYERS = [{"name": n, "back": b, "seat": i * 2} for i, (n, b) in
@@ -43,7 +43,7 @@ def play(events, players=PLAYERS, **rules):
 
 def by_seq(result):
     """seq -> the ruling on that card touch."""
-    return {r["seq"]: r for r in result.rulings if r["kind"] in ("accepted", "illegal", "dispute")}
+    return {r["seq"]: r for r in result.rulings if r["kind"] in CARD_KINDS}
 
 
 def pile(result, pid, round_no=None):
@@ -209,6 +209,9 @@ def test_in_flight_at_call_count_if_touched():
     r = by_seq(_call_round())
     assert r[4]["kind"] == "accepted"
     assert (r[5]["reason"], r[6]["reason"]) == ("in_flight_at_call", "after_call")
+    # in the air at the call is a normal outcome of the rules (its own kind); after it is illegal
+    assert (r[5]["kind"], r[6]["kind"]) == ("returned", "illegal")
+    assert not r[5]["stays"] and "in flight at the Nerts call" in r[5]["message"]
     assert r[5]["margin_ms"] == pytest.approx(300.0)
 
 
@@ -219,7 +222,7 @@ def test_in_flight_at_call_count():
 
 def test_in_flight_at_call_return():
     r = by_seq(_call_round(in_flight_at_call="return"))
-    assert r[4]["reason"] == "in_flight_at_call"  # touched, but not released before the call
+    assert (r[4]["kind"], r[4]["reason"]) == ("returned", "in_flight_at_call")  # touched, not released
     assert r[2]["stays"]
 
 

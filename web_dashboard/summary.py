@@ -197,7 +197,8 @@ def _clean(x: float) -> float | int:
 
 # -- rulings and the feed -------------------------------------------------------------------------
 
-REVIEW_KINDS = ("dispute", "illegal")
+REVIEW_KINDS = ("dispute", "illegal", "returned")
+CARD_KINDS = ("accepted", "illegal", "returned", "dispute")  # the rulings on a card touch (referee.engine)
 
 
 def rulings_by_seq(state: dict) -> dict[int, list[dict]]:
@@ -209,11 +210,18 @@ def rulings_by_seq(state: dict) -> dict[int, list[dict]]:
 
 
 def reviewable(state: dict) -> list[dict]:
-    """Card rulings a table may contest: disputes, illegal plays, and any ruling already corrected
-    (an overturned illegal play becomes ``accepted`` and must stay reviewable), in log order."""
+    """Card rulings a table may contest: disputes, illegal plays, cards returned at the call, and
+    any ruling already corrected (an overturned illegal play becomes ``accepted`` and must stay
+    reviewable), in log order."""
     return [r for r in state.get("rulings") or []
             if isinstance(r, dict) and r.get("card") is not None and isinstance(r.get("seq"), int)
             and (r.get("kind") in REVIEW_KINDS or r.get("overturned") or r.get("upheld") or r.get("corrections"))]
+
+
+def card_rulings(state: dict) -> list[dict]:
+    """Every ruling on a card touch, in log order (any of them may be corrected)."""
+    return [r for r in state.get("rulings") or []
+            if isinstance(r, dict) and r.get("kind") in CARD_KINDS and isinstance(r.get("seq"), int)]
 
 
 def corrections(events: Iterable[dict]) -> dict[int, list[dict]]:
@@ -278,14 +286,14 @@ def feed_line(event: dict, rulings: dict[int, list[dict]]) -> dict:
 
 def player_stats(state: dict, events: list[dict]) -> list[dict]:
     """Per player: cards to the centre (those that stayed), disputes won, lost and tied, illegal
-    plays and Nerts calls, over the whole game."""
+    plays, cards returned at the Nerts call and Nerts calls, over the whole game."""
     stats: dict[str, dict] = {}
 
     def row(name: Any) -> dict:
         name = str(name)
         if name not in stats:
             stats[name] = {"name": name, "centre": 0, "disputes_won": 0, "disputes_lost": 0, "ties": 0,
-                           "illegal": 0, "nerts_calls": 0}
+                           "illegal": 0, "returned": 0, "nerts_calls": 0}
         return stats[name]
 
     for p in players(state, events):
@@ -303,8 +311,8 @@ def player_stats(state: dict, events: list[dict]) -> list[dict]:
             key = {"won": "disputes_won", "lost": "disputes_lost", "tie": "ties"}.get(outcome)
             if key:
                 who[key] += 1
-        elif kind == "illegal":
-            who["illegal"] += 1
+        elif kind in ("illegal", "returned"):  # returned: in the air at the call, not a bad play
+            who[kind] += 1
     for event in events:
         if event.get("type") == "nerts_called" and event.get("player"):
             row(event["player"])["nerts_calls"] += 1

@@ -1,5 +1,5 @@
 /* Review page: footage around a contested contact, frame stepping on the log's frame-time table,
-   slow motion, card outlines and contact times drawn over the video, and admin corrections. */
+   slow motion, card outlines and contact times drawn over the video (corrections: corrections.js). */
 "use strict";
 (function () {
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -159,22 +159,10 @@
     drawTimeline();
   }
 
-  function setupCorrection() {
-    var form = document.getElementById("correct");
-    if (!form) return;
-    form.addEventListener("submit", function (e) {
-      e.preventDefault();
-      var action = e.submitter ? e.submitter.value : "uphold";
-      Nerts.post(form.dataset.url, { action: action, reason: document.getElementById("reason").value })
-        .then(function () { Nerts.flash(action + " recorded; the game is re-scored"); setTimeout(function () { location.reload(); }, 700); })
-        .catch(function (err) { Nerts.flash(err.message, true); });
-    });
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
     data = JSON.parse(document.getElementById("review-data").textContent);
     frames = data.frames || [];
     times = frames.map(function (f) { return f[1]; });
-    setupVideo(); setupCorrection();
+    setupVideo();
   });
 })();

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, make_response, render_template
 
 from web_dashboard import charts, summary
 from web_dashboard.app import dash
@@ -27,6 +27,14 @@ def game_view(snap) -> dict:
 @bp.get("/game")
 def page():
     return render_template("game.html", **game_view(dash().store.snapshot()))
+
+
+@bp.get("/game/body")
+def body():
+    """The page's content alone: the Game page fetches it when the SSE feed says the log changed."""
+    response = make_response(render_template("_game_body.html", **game_view(dash().store.snapshot())))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/api/game")

@@ -1,4 +1,5 @@
-"""The Review page: each dispute and illegal-play ruling with its footage, and admin corrections."""
+"""The Review page: each dispute, illegal play and returned card with its footage, every card play,
+the rounds' Nerts counts and calls, and the admin's corrections of all of them."""
 
 from __future__ import annotations
 
@@ -64,10 +65,90 @@ def footage(name: str):
 # -- rulings --------------------------------------------------------------------------------------
 
 def find_ruling(snap, seq: int) -> dict:
-    for ruling in summary.reviewable(snap.state):
+    """The ruling on card touch ``seq`` (any kind: an accepted card may sit on the wrong pile)."""
+    for ruling in summary.card_rulings(snap.state):
         if ruling.get("seq") == seq:
             return ruling
-    abort(404, description=f"no dispute or illegal-play ruling #{seq}")
+    abort(404, description=f"no card ruling #{seq}")
+
+
+def _find_target(snap, seq: int, action: str) -> dict:
+    """What ``action`` may correct at ``seq``; 404 (naming what it needs) when ``seq`` is not that."""
+    if action == "set_nerts_left":
+        for rd in snap.state.get("rounds") or []:
+            if rd.get("end_seq") == seq:
+                return rd
+        abort(404, description=f"no ended round #{seq}: set_nerts_left corrects a round_ended event")
+    if action in ("uphold", "overturn"):
+        for ruling in (snap.rulings_index.get(seq) or []):
+            if ruling.get("kind") in ("nerts_call", "stuck"):
+                return ruling
+    return find_ruling(snap, seq)
+
+
+def _text_field(body: dict, key: str, what: str, limit: int = 40) -> str:
+    value = body.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        abort(400, description=f"{key} is required: {what}")
+    value = value.strip()
+    if len(value) > limit:
+        abort(400, description=f"{key} is too long (at most {limit} characters)")
+    return value
+
+
+def correction_event(snap, seq: int, body: dict) -> dict:
+    """Validate an admin correction of ``seq`` against the game as it is now; the event to append.
+
+    Aborts (400 invalid, 404 no such target) before anything is written."""
+    from referee.observations import CORRECTION_ACTIONS, EventError, parse_card
+
+    action = body.get("action")
+    if action not in CORRECTION_ACTIONS:
+        abort(400, description=f"action must be one of: {', '.join(CORRECTION_ACTIONS)}")
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        abort(400, description="a reason is required for every correction")
+    reason = reason.strip()
+    if len(reason) > MAX_REASON:
+        abort(400, description=f"reason is too long (at most {MAX_REASON} characters)")
+    target = _find_target(snap, seq, action)
+    event = {"type": "correction", "target": seq, "action": action, "reason": reason}
+    names = [p["name"] for p in snap.board["players"]]
+    if action == "set_owner":
+        player = _text_field(body, "player", "whose card it was", 64)
+        if names and player not in names:
+            abort(400, description=f"player must be one of: {', '.join(names)}")
+        if player == target.get("player"):
+            abort(400, description=f"#{seq} is already {player}'s card")
+        event["player"] = player
+    elif action == "set_card":
+        card = _text_field(body, "card", "the card it really was, e.g. 6H, QS, JOKER=5H", 16)
+        try:
+            ident, joker = parse_card(card)
+            if joker and body.get("declared"):
+                ident = parse_card(body["declared"], "declared")[0]
+        except EventError as exc:
+            abort(400, description=f"card: {exc.message}")
+        event["card"] = f"JOKER={ident}" if joker and ident else ("JOKER" if joker else str(ident))
+    elif action == "set_pile":
+        pile = _text_field(body, "pile", "the id of the pile the card really touched")
+        if pile == target.get("pile"):
+            abort(400, description=f"#{seq} is already on pile {pile}")
+        event["pile"] = pile
+    elif action == "set_nerts_left":
+        units = list(snap.board["units"])
+        player = _text_field(body, "player", "whose Nerts pile", 64)
+        if units and player not in units and player not in names:
+            abort(400, description=f"player must be one of: {', '.join(units)}")
+        count = body.get("count")
+        if isinstance(count, str) and count.strip().isdigit():
+            count = int(count.strip())
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 52:
+            abort(400, description=f"count: {count!r} is not a whole number from 0 to 52")
+        event.update(player=player, count=count)
+    return event
 
 
 def _outline(evidence) -> list[list[float]] | None:
@@ -134,7 +215,10 @@ def review_data(snap, seq: int) -> dict:
     problems: list[str] = []
     files = registered_footage(problems)
     name = next(iter(files), None)
+    piles = sorted({r.get("pile") for r in summary.card_rulings(snap.state)
+                    if r.get("round") == ruling.get("round") and isinstance(r.get("pile"), str)})
     return {
+        "players": [p["name"] for p in snap.board["players"]], "piles": piles,
         "footage_problems": problems,
         "seq": seq, "ruling": ruling, "text": summary.ruling_text(ruling), "contenders": rivals,
         "markers": markers(snap, ruling),
@@ -144,13 +228,36 @@ def review_data(snap, seq: int) -> dict:
     }
 
 
+def rounds_to_review(snap, fixes: dict[int, list[dict]]) -> list[dict]:
+    """Each round with its Nerts counts (correctable once it ended), its Nerts calls and its
+    everyone-stuck declarations (each may be upheld or overturned)."""
+    index = snap.rulings_index
+    out = []
+    for rd in snap.state.get("rounds") or []:
+        number = rd.get("number")
+        calls = [r for rulings in index.values() for r in rulings
+                 if r.get("kind") in ("nerts_call", "stuck") and r.get("round") == number]
+        calls.sort(key=lambda r: r["seq"])
+        end_seq = rd.get("end_seq")
+        out.append({
+            "number": number, "end_seq": end_seq, "complete": rd.get("complete"), "void": rd.get("void"),
+            "nerts_left": rd.get("nerts_left") or {}, "scores": rd.get("scores") or {},
+            "corrections": fixes.get(end_seq, []) if end_seq else [],
+            "calls": [{"ruling": r, "text": summary.ruling_text(r), "corrections": fixes.get(r["seq"], [])}
+                      for r in calls],
+        })
+    return out
+
+
 @bp.get("/review")
 def index():
     snap = dash().store.snapshot()
     fixes = summary.corrections(snap.events)
     items = [{"ruling": r, "text": summary.ruling_text(r), "corrections": fixes.get(r.get("seq"), [])}
              for r in summary.reviewable(snap.state)]
-    return render_template("review_index.html", items=items, error=snap.error)
+    plays = [{"ruling": r, "text": summary.ruling_text(r)} for r in summary.card_rulings(snap.state)]
+    return render_template("review_index.html", items=items, plays=plays, rounds=rounds_to_review(snap, fixes),
+                           units=list(snap.board["units"]), error=snap.error)
 
 
 @bp.get("/review/<int:seq>")
@@ -167,23 +274,12 @@ def detail_json(seq: int):
 @bp.post("/api/review/<int:seq>/correct")
 @admin_required
 def correct(seq: int):
+    """Any correction the engine supports; the whole request is checked before the log is touched,
+    and the log checks again (a refused request appends nothing)."""
     body = payload()
-    action = body.get("action")
-    reason = body.get("reason")
-    if action not in ("uphold", "overturn"):
-        abort(400, description="action must be 'uphold' or 'overturn'")
-    if not isinstance(reason, str) or not reason.strip():
-        abort(400, description="a reason is required for every correction")
-    reason = reason.strip()
-    if len(reason) > MAX_REASON:
-        abort(400, description=f"reason is too long (at most {MAX_REASON} characters)")
-
-    def build(snap):
-        find_ruling(snap, seq)  # 404 unless it is a reviewable ruling now
-        return {"type": "correction", "target": seq, "action": action, "reason": reason}
 
     try:
-        new_seq, snap = dash().store.append_checked(build)
+        new_seq, snap = dash().store.append_checked(lambda snap: correction_event(snap, seq, body))
     except ValueError as exc:
         abort(400, description=str(exc))
     ruling = next((r for r in snap.state.get("rulings") or [] if r.get("seq") == seq), None)
