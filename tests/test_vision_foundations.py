@@ -1,0 +1,36 @@
+"""The foundation registry: Aces start piles where they land, cards join the pile under them, Kings
+complete piles, and a completed pile's spot is free for a new Ace."""
+
+from __future__ import annotations
+
+from vision.foundations import FoundationRegistry
+
+SUIT = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def test_a_pile_builds_to_the_king_and_its_spot_is_reused():
+    reg = FoundationRegistry()
+    for k, r in enumerate(SUIT):
+        landing = reg.land(f"{r}S", 400.0 + k % 3, 300.0 - k % 2)
+        assert landing.pile.id == "p1" and landing.legal
+    assert reg.pile("p1").completed and reg.pile("p1").top == "KS"
+    assert not reg.legal("AS", reg.pile("p1"))
+    reg.remove("p1")
+    assert reg.land("AD", 401.0, 300.0).pile.id == "p2"  # a new pile in the same spot
+
+
+def test_illegal_reads_and_rivals_leave_the_pile_alone():
+    reg = FoundationRegistry()
+    reg.land("AH", 400.0, 300.0)
+    bad = reg.land("3H", 402.0, 300.0)
+    assert not bad.legal and reg.pile("p1").cards == ["AH"]
+    rival = reg.land("AH", 401.0, 301.0, same_as_top=True)  # a second Ace on the same spot: a contest
+    assert rival.pile.id == "p1" and reg.pile("p1").cards == ["AH"]
+    stray = reg.land("7C", 800.0, 300.0)  # no pile there: its own id, illegal
+    assert stray.new and not stray.legal
+
+
+def test_alternate_colour_rule():
+    reg = FoundationRegistry("alternate_colour")
+    reg.land("AH", 400.0, 300.0)
+    assert reg.legal("2S", reg.pile("p1")) and not reg.legal("2D", reg.pile("p1"))

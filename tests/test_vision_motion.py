@@ -1,0 +1,53 @@
+"""Motion gating: nothing on a still table, the changed region when a card moves, no flicker alarm."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.motion import MotionGate
+
+
+def _table():
+    rng = np.random.default_rng(0)
+    img = np.full((240, 320, 3), (50, 100, 40), np.uint8)
+    img += rng.integers(0, 6, img.shape, dtype=np.uint8)  # cloth texture
+    return img
+
+
+def test_still_table_costs_nothing_and_a_moving_card_is_found():
+    gate = MotionGate(scale=0.5)
+    table = _table()
+    gate.update(table)
+    assert all(gate.update(table) == [] for _ in range(20))
+    moved = table.copy()
+    moved[100:140, 200:230] = 230
+    boxes = gate.update(moved)
+    assert len(boxes) == 1
+    x0, y0, x1, y1 = boxes[0]
+    assert x0 <= 200 and y0 <= 100 and x1 >= 230 and y1 >= 140
+    assert (x1 - x0) * (y1 - y0) < 0.1 * 320 * 240  # only there, not the whole table
+    assert gate.active_fraction < 0.15
+
+
+def test_flickering_light_is_not_motion():
+    gate = MotionGate(scale=0.5)
+    table = _table()
+    gate.update(table)
+    for k in range(10):
+        lit = np.clip(table.astype(int) + (12 if k % 2 else -12), 0, 255).astype(np.uint8)
+        assert gate.update(lit) == []
+
+
+def test_a_slow_slide_accumulates_until_noticed():
+    gate = MotionGate(scale=0.25, threshold=18)
+    table = _table()
+    table[100:140, 100:130] = 200
+    gate.update(table)
+    gate.update(table)
+    per_frame = []
+    for k in range(1, 12):
+        img = _table()
+        img[100:140, 100 + k:130 + k] = 200  # a card creeping one pixel per frame
+        per_frame.append(bool(gate.update(img)))
+    assert not per_frame[0]  # one pixel at quarter scale is below the threshold...
+    assert any(per_frame)  # ...but against the last still frame the slide adds up

@@ -1,0 +1,223 @@
+"""End to end: footage → pipeline → event log, observations, rulings; the CLI's error paths."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from nerts_referee.cli import main
+from vision.synthetic import SyntheticScene
+
+PLAYERS = ["ana", "ben", "cy", "dee"]
+
+
+def _scene(seed=21):
+    scene = SyntheticScene(PLAYERS, seed=seed)
+    scene.play("AH", "ana", 0, 0.8)
+    scene.play("AS", "cy", 1, 1.2)
+    scene.play("2H", "ben", 0, 1.7)
+    scene.play("3H", "dee", 0, 2.4)
+    scene.play("3H", "cy", 0, 2.43, t_leave=3.3)  # a first-touch contest: dee by 30 ms
+    scene.play("2S", "ana", 1, 3.0)
+    return scene
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    return _scene().render_clip(tmp_path_factory.mktemp("clip"), 5.5, size=(640, 360))
+
+
+def test_analyze_writes_log_observations_and_result(clip, tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = main(["analyze", str(clip["video"]), "--config", str(clip["config"]), "--out", str(out),
+               "--poses", str(clip["poses"]), "--no-progress"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "dispute" in printed and "totals" in printed
+    result = json.loads((out / "result.json").read_text())
+    plays = [(r["card"], r["player"], r["kind"]) for r in result["rulings"] if r.get("card")]
+    assert plays == [("AH", "ana", "accepted"), ("AS", "cy", "accepted"), ("2H", "ben", "accepted"),
+                     ("3H", "dee", "dispute"), ("3H", "cy", "dispute"), ("2S", "ana", "accepted")]
+    dispute = [r for r in result["rulings"] if r["kind"] == "dispute"][0]
+    assert dispute["winner"] == "dee" and not dispute["tie"]
+    # observations.jsonl is the replay input: replaying it gives result.json
+    capsys.readouterr()
+    assert main(["replay", str(out / "observations.jsonl"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rulings"] == result["rulings"]
+    # the log has every frame's timestamp, so each ruling can be shown in its footage
+    with sqlite3.connect(out / "game.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM frames").fetchone()[0] == 165
+        assert db.execute("SELECT value FROM meta WHERE key='footage'").fetchone()[0].endswith("table.mp4")
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["detector_frames"] < stats["frames"]  # the motion gate skipped still frames
+    assert (out / "review.jsonl").read_text() == ""
+
+
+def test_analyze_with_recording_keeps_the_footage(clip, tmp_path):
+    out = tmp_path / "rec"
+    assert main(["analyze", str(clip["video"]), "--config", str(clip["config"]), "--out", str(out),
+                 "--poses", str(clip["poses"]), "--no-progress", "--record"]) == 0
+    from vision.capture import VideoFileSource
+
+    assert sum(1 for _ in VideoFileSource(out / "footage.mp4")) == 165
+
+
+def test_markers_missing_and_no_manual_corners_is_a_clear_error(clip, tmp_path, capsys):
+    cfg = clip["config"].read_text()
+    cfg = "\n".join(line for line in cfg.splitlines() if not line.startswith("corners"))
+    cfg = cfg.replace("marker_mm = [[70, 70], [1130, 70], [1130, 830], [70, 830]]", "")
+    bad = tmp_path / "nocorners.toml"
+    bad.write_text(cfg)
+    scene = _scene()
+    plain = scene.render_clip(tmp_path / "plain", 1.0, size=(640, 360), markers=False)
+    rc = main(["analyze", str(plain["video"]), "--config", str(bad), "--out", str(tmp_path / "o"),
+               "--poses", str(plain["poses"]), "--no-progress"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "markers" in err and "corners" in err and err.count("\n") == 1
+
+
+def test_a_config_for_another_table_is_refused(clip, tmp_path, capsys):
+    cfg = clip["config"].read_text().replace("table_mm = [1200, 900]", "table_mm = [4000, 3000]") \
+        .replace("common = [[300, 225], [900, 225], [900, 675], [300, 675]]",
+                 "common = [[1000, 800], [3000, 800], [3000, 2200], [1000, 2200]]")
+    bad = tmp_path / "other.toml"
+    bad.write_text(cfg.replace("marker_mm = [[70, 70], [1130, 70], [1130, 830], [70, 830]]",
+                               "marker_mm = [[0, 0], [400, 0], [400, 300], [0, 300]]"))
+    rc = main(["analyze", str(clip["video"]), "--config", str(bad), "--out", str(tmp_path / "o"),
+               "--poses", str(clip["poses"]), "--no-progress"])
+    assert rc == 2
+    assert "does not match this video" in capsys.readouterr().err
+
+
+def test_damaged_footage_keeps_what_was_refereed(clip, tmp_path, capsys):
+    data = bytearray(clip["video"].read_bytes())
+    for k in range(int(len(data) * 0.7), len(data), 5):
+        data[k] = (data[k] * 13 + 1) % 256
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(data))
+    out = tmp_path / "o"
+    rc = main(["analyze", str(bad), "--config", str(clip["config"]), "--out", str(out),
+               "--poses", str(clip["poses"]), "--no-progress"])
+    assert rc in (0, 1)
+    result = json.loads((out / "result.json").read_text())
+    assert ("AH", "ana") in [(r.get("card"), r.get("player")) for r in result["rulings"]]
+    with sqlite3.connect(out / "game.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM events WHERE type='card_touched'").fetchone()[0] >= 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["analyze", "missing.mp4", "--config", "x.toml", "--out", "o"], "no such video file"),
+    (["markers", "--out", "sheet.txt"], "expected an image file name"),
+    (["markers", "--out", "s.png", "--size-mm", "500"], "--size-mm"),
+])
+def test_usage_errors(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_markers_command_writes_the_sheet(tmp_path, capsys):
+    assert main(["markers", "--out", str(tmp_path / "sheet.png")]) == 0
+    assert (tmp_path / "sheet.png").stat().st_size > 10_000
+
+
+def test_frames_go_to_a_hub_with_a_publish_method(clip, tmp_path):
+    from vision.session import analyze_video
+    from vision.sources import PoseSightings
+
+    class Hub:
+        def __init__(self):
+            self.frames = []
+
+        def publish(self, jpeg, index, t):
+            self.frames.append((jpeg[:2], index, t))
+
+    hub = Hub()
+    analyze_video(clip["video"], clip["config"], tmp_path / "h", PoseSightings(clip["poses"]), progress=False, hub=hub)
+    assert len(hub.frames) == 165 and hub.frames[0][0] == b"\xff\xd8"  # JPEG
+
+
+def test_a_short_simulated_clip_end_to_end(tmp_path):
+    """The simulator's footage through the whole pipeline (cards from its truth poses)."""
+    api = pytest.importorskip("simulator.api")
+    from vision.pipeline import read_table_events
+    from vision.session import analyze_video
+    from vision.sources import PoseSightings
+
+    clip = tmp_path / "sim"
+    api.simulate(api.SimulationConfig(players=2, seed=3, out=clip, size=(640, 360), max_seconds=14, skill=1.0,
+                                      progress=False, preset="ultrafast"))
+    res = analyze_video(clip / "table.mp4", clip / "table.toml", tmp_path / "out", PoseSightings(clip / "poses.jsonl"),
+                        table_events=read_table_events(clip / "truth.jsonl"), progress=False)
+    truth = [json.loads(line) for line in (clip / "truth.jsonl").read_text().splitlines()]
+    true_plays = [(e["card"], e["player"], e["t"]) for e in truth if e["type"] == "card_touched"]
+    seen = [(r["card"], r["player"], r["t"]) for r in res.result["rulings"] if r.get("card")]
+    assert true_plays and len(seen) == len(true_plays)
+    for (card, player, t), (card2, player2, t2) in zip(sorted(true_plays, key=lambda p: p[2]), sorted(seen, key=lambda p: p[2])):
+        assert (card, player) == (card2, player2) and abs(t - t2) < 0.03
+    assert res.result["totals"] == json.loads((clip / "truth.json").read_text())["totals"]
+
+
+def test_camera_loss_mid_game_keeps_refereeing_and_flags_the_blind_interval(clip, tmp_path):
+    """A live source that drops out for 0.6 s: the loop goes on, the blind interval is logged and
+    flagged, plays before and after it are still ruled."""
+    from referee.eventlog import EventLog
+    from referee.settings import TableSettings
+    from vision.capture import Backoff, LiveSource, VideoFileSource
+    from vision.config import VisionConfig
+    from vision.pipeline import Pipeline
+    from vision.sources import PoseSightings
+
+    frames = [f.image for f in VideoFileSource(clip["video"])]
+
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+        def sleep(self, s):
+            self.now += s
+
+    clock = Clock()
+
+    class Replay:  # a camera showing the clip at 30 fps, unplugged between 2.6 s and 3.2 s
+        def __init__(self):
+            self.ok = not (2.6 <= clock.now < 3.2)
+
+        def isOpened(self):
+            return self.ok
+
+        def read(self):
+            clock.now += 1 / 30
+            k = int(round(clock.now * 30))
+            if not self.ok or 2.6 <= clock.now < 3.2 or k >= len(frames):
+                self.ok = False
+                return False, None
+            return True, frames[k]
+
+        def release(self):
+            self.ok = False
+
+    src = LiveSource(Replay, "camera 0", fps=30, clock=clock, sleep=clock.sleep, backoff=Backoff(0.05, 0.2),
+                     give_up_after=1.5)
+    cfg = VisionConfig.load(clip["config"])
+    log = EventLog.open(tmp_path / "game.db", TableSettings.load(clip["config"]))
+    pipe = Pipeline(cfg, PoseSightings(clip["poses"]), fps=30, log=log)
+    try:
+        for frame in src:
+            pipe.process(frame)
+            pipe.handle_gaps(src.take_gaps())
+    except Exception as exc:  # the clip ends: the "camera" never comes back
+        assert "not back" in str(exc)
+    pipe.finish()
+    lost = [g for g in pipe.stats.gaps if g.reason == "camera_lost"]
+    assert lost and lost[0].start_t == pytest.approx(2.6, abs=0.1) and lost[0].end_t >= 3.2
+    assert any("camera lost" in f["reason"] for f in pipe.flags)
+    assert [f["card"] for f in pipe.flags if "while the camera was blind" in f["reason"]] == ["2S"]
+    cards = [r.get("card") for r in log.state().to_dict()["rulings"] if r.get("card")]
+    assert "AH" in cards and "2S" in cards  # before and after the blind interval
+    log.close()

@@ -1,0 +1,331 @@
+"""The vision loop: frames in, observations out (to the referee's event log), annotated frames to
+the dashboard.
+
+Per frame: (re)calibrate when due → record → rectify the common area → motion gate → (only when
+something moved, or a card is still settling) sightings → tracking → plays → observations.
+Observations are appended to the event log (durable, validated by the referee) as soon as they
+are known; the referee's rulings come back from the log's state and are drawn on the frames
+published to the frame hub.
+
+Events vision cannot see (the Nerts call, the cards left in each Nerts pile, round starts) come
+from the table (dashboard buttons) or, offline, from a ``table_events`` JSONL file; they are
+appended once the footage clock has passed them by ``hold_s``, so late card observations land
+in the right round first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from vision.calibrate import Calibration, CalibrationError, CalibrationMonitor, Rectifier, calibrate, region_around
+from vision.capture import Frame, Gap
+from vision.config import VisionConfig
+from vision.motion import MotionGate
+from vision.plays import PlayReader
+from vision.sources import SightingSource
+from vision.tracking import CardTracker
+
+
+class PipelineError(Exception):
+    """The footage cannot be refereed (e.g. the table cannot be located)."""
+
+
+@dataclass
+class PipelineStats:
+    frames: int = 0
+    detector_frames: int = 0
+    observations: int = 0
+    rejected: int = 0  # observations the log refused (reported in flags)
+    gaps: list[Gap] = field(default_factory=list)
+    bumps: list[float] = field(default_factory=list)  # times a moved camera was noticed
+    process_s: float = 0.0  # wall time spent in process()
+    delays_s: list[float] = field(default_factory=list)  # footage time from contact to report
+
+    def to_dict(self) -> dict[str, Any]:
+        d = sorted(self.delays_s)
+        return {
+            "frames": self.frames,
+            "detector_frames": self.detector_frames,
+            "observations": self.observations,
+            "rejected": self.rejected,
+            "gaps": [g.to_dict() for g in self.gaps],
+            "camera_bumps": [round(t, 3) for t in self.bumps],
+            "ms_per_frame": round(1000 * self.process_s / self.frames, 2) if self.frames else None,
+            "median_report_delay_ms": round(1000 * d[len(d) // 2], 1) if d else None,
+        }
+
+
+class Pipeline:
+    """Feed frames with :meth:`process`; call :meth:`finish` at the end of the footage.
+
+    ``log``: a ``referee.eventlog.EventLog`` (or ``None`` to only return observations);
+    ``hub``: anything with ``publish(jpeg_bytes, frame_index, t)``; ``recorder``: a
+    :class:`vision.record.FootageRecorder`; ``on_event``: called with every event appended.
+    """
+
+    def __init__(self, cfg: VisionConfig, source: SightingSource, fps: float = 30.0,
+                 foundation_rule: str = "same_suit", log: Any = None, hub: Any = None,
+                 recorder: Any = None, table_events: Iterable[dict[str, Any]] = (),
+                 game_started: dict[str, Any] | None = None, hold_s: float = 1.2,
+                 region_margin_mm: float = 100.0, px_per_mm: float = 0.5, publish_every: int = 1,
+                 publish_scale: float = 0.5, calibration_tries: int = 60,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.cfg = cfg
+        self.source = source
+        self.fps = fps
+        self.log = log
+        self.hub = hub
+        self.recorder = recorder
+        self.on_event = on_event
+        self.hold_s = hold_s
+        self.region_margin_mm = region_margin_mm
+        self.px_per_mm = px_per_mm
+        self.publish_every = max(int(publish_every), 1)
+        self.publish_scale = publish_scale
+        self.calibration_tries = calibration_tries
+        self.foundation_rule = foundation_rule
+        self.tracker = CardTracker(fps=fps)
+        self.reader = self._new_reader()
+        self.gate = MotionGate(scale=0.5)
+        self.calibration: Calibration | None = None
+        self.monitor: CalibrationMonitor | None = None
+        self.rectifier: Rectifier | None = None
+        self.stats = PipelineStats()
+        self.events: list[dict[str, Any]] = []  # everything appended, in order (observations.jsonl)
+        self.rulings: list[dict[str, Any]] = []
+        self._table_events = sorted((dict(e) for e in table_events), key=lambda e: e.get("t") or 0.0)
+        self._round_open = False
+        self._last_active_t = -1e9
+        self._outside: dict[str, list[tuple[float, float]]] = {}
+        self._calibration_failures = 0
+        self._last_error = ""
+        self._t = 0.0
+        if game_started:
+            self._append(game_started)
+        self._explicit_rounds = any(e.get("type") == "round_started" for e in self._table_events)
+
+    # --- event output ----------------------------------------------------------------------------
+    def _append(self, event: dict[str, Any]) -> bool:
+        if self.log is not None:
+            try:
+                seq = self.log.append(event)
+            except ValueError as exc:  # referee.observations.EventError: keep going, say why
+                self.stats.rejected += 1
+                self.reader.flags.append(_flag(event, f"refused by the referee: {exc}"))
+                return False
+            ruling = self.log.state().ruling(seq) if event.get("type") == "card_touched" else None
+            if ruling:
+                self.rulings.append(ruling)
+        self.events.append(event)
+        if self.on_event:
+            self.on_event(event)
+        return True
+
+    def _release_table_events(self, t: float, final: bool = False) -> None:
+        while self._table_events:
+            ev = self._table_events[0]
+            et = ev.get("t")
+            et = et if isinstance(et, (int, float)) else t
+            if ev.get("type") == "round_started":
+                if not final and t < et:
+                    return
+                self._new_round()
+            elif not final and t < et + self.hold_s:
+                return
+            self._table_events.pop(0)
+            self._append(ev)
+            if ev.get("type") == "round_started":
+                self._round_open = True
+
+    def _new_round(self) -> None:
+        # A new round clears the centre: piles start again (tracks of old cards are forgotten).
+        self.events_flush(self._t)
+        self.reader = self._new_reader()
+        self.tracker = CardTracker(fps=self.fps)
+
+    def _new_reader(self) -> PlayReader:
+        from vision.plays import ReaderSettings
+
+        # a source states how sure a read must be before it is ruled (its confidences' scale)
+        floor = getattr(self.source, "min_play_confidence", None)
+        settings = ReaderSettings(min_confidence=floor) if floor is not None else ReaderSettings()
+        return PlayReader(self.cfg, self.fps, self.foundation_rule, settings)
+
+    def events_flush(self, t: float) -> None:
+        for obs in self.reader.flush(t):
+            self._observe(obs, t)
+
+    def _observe(self, obs: dict[str, Any], t: float) -> None:
+        if not self._round_open and not self._explicit_rounds:
+            self._append({"type": "round_started", "t": 0.0})
+            self._round_open = True
+        if self._append(obs):
+            self.stats.observations += 1
+            self.stats.delays_s.append(t - obs["t"])
+
+    # --- frames ----------------------------------------------------------------------------------
+    def _ensure_calibration(self, frame: Frame) -> bool:
+        if self.calibration is not None:
+            return True
+        try:
+            self.calibration = calibrate(frame.image, self.cfg)
+        except CalibrationError as exc:
+            self._calibration_failures += 1
+            self._last_error = str(exc)
+            if self._calibration_failures >= self.calibration_tries:
+                raise PipelineError(f"cannot locate the table in the first {self._calibration_failures} "
+                                    f"frames: {exc}") from None
+            return False
+        self._check_config_matches(frame)
+        self.monitor = CalibrationMonitor(self.calibration, self.cfg)
+        region = region_around(self.cfg.zones.common, self.region_margin_mm, self.cfg.zones.table_mm)
+        self.rectifier = Rectifier(self.calibration, region, self.px_per_mm)
+        self.monitor._last_check_t = frame.t
+        return True
+
+    def _check_config_matches(self, frame: Frame) -> None:
+        """A config written for another camera puts the table outside the picture: say so."""
+        h, w = frame.image.shape[:2]
+        W, H = self.cfg.zones.table_mm
+        corners = self.calibration.to_image(np.array([(0, 0), (W, 0), (W, H), (0, H)], dtype=np.float64))
+        common = self.calibration.to_image(np.asarray(self.cfg.zones.common, dtype=np.float64))
+        margin = 0.25 * max(w, h)
+        if (common[:, 0].min() < -margin or common[:, 1].min() < -margin or common[:, 0].max() > w + margin
+                or common[:, 1].max() > h + margin or not np.all(np.isfinite(corners))):
+            raise PipelineError(f"the config does not match this video ({w}x{h}): its common area falls "
+                                "outside the picture; check zones and calibration in the table config")
+
+    def process(self, frame: Frame) -> list[dict[str, Any]]:
+        """Handle one frame; returns the observations it produced."""
+        start = time.perf_counter()
+        self._t = frame.t
+        self.stats.frames += 1
+        if self.recorder is not None:
+            self.recorder.write(frame.index, frame.t, frame.image)
+        self._release_table_events(frame.t)
+        if not self._ensure_calibration(frame):
+            self.stats.process_s += time.perf_counter() - start
+            return []
+        if self.monitor is not None:
+            check = self.monitor.check(frame.image, frame.t)
+            if check is not None and check.bumped and check.calibration is not None:
+                self.stats.bumps.append(frame.t)
+                self.reader.flags.append(_flag({"t": frame.t}, f"camera moved by {check.moved_px:.1f} px: "
+                                                "calibration renewed; rulings around this time deserve a look"))
+                self.calibration = check.calibration
+                self.rectifier.set_calibration(check.calibration)
+                self.gate.reset()
+        rectified_small = self._small_view(frame.image)
+        changed = self.gate.update(rectified_small)
+        busy = bool(changed) or frame.t - self._last_active_t < 0.4 or bool(self.reader.pending)
+        out: list[dict[str, Any]] = []
+        if busy:
+            if changed:
+                self._last_active_t = frame.t
+            self.stats.detector_frames += 1
+            changed_mm = [tuple(self.rectifier.to_mm(np.array([[b[0], b[1]], [b[2], b[3]]])).ravel()) for b in changed]
+            sightings = self.source.sightings(frame.index, frame.t, frame.image, self.calibration, self.rectifier,
+                                              changed_mm=changed_mm)
+            self.tracker.update(self._drop_still_outside(sightings), frame.index, frame.t)
+            # a card still moving (beyond position noise over three frames) keeps the detector on
+            if sightings and any(t.last.t == frame.t and len(t.samples) > 2
+                                 and math.hypot(t.last.x - t.samples[-3].x, t.last.y - t.samples[-3].y) > 6.0
+                                 for t in self.tracker.tracks.values()):
+                self._last_active_t = frame.t
+        for obs in self.reader.update(self.tracker.tracks, frame.t):
+            self._observe(obs, frame.t)
+            out.append(obs)
+        self.tracker.forget(frame.t, keep=lambda tr: tr.landed_index is not None and not tr.left)
+        if self.hub is not None and self.stats.frames % self.publish_every == 0:
+            self._publish(frame)
+        self.stats.process_s += time.perf_counter() - start
+        return out
+
+    def _drop_still_outside(self, sightings: list) -> list:
+        """Cards lying still outside the common area (the players' own layouts at its edge) are
+        not followed: only their moves matter, and following them costs most of the tracking.
+        A card starts being tracked the moment it moves, so its origin is still seen."""
+        from vision.calibrate import point_in_polygon
+
+        keep, seen = [], {}
+        for s in sightings:
+            inside = point_in_polygon((s.x, s.y), self.cfg.zones.common)
+            if not inside:
+                seen.setdefault(s.label, []).append((s.x, s.y))
+                if any(math.hypot(s.x - x, s.y - y) < 3.0 for x, y in self._outside.get(s.label, ())):
+                    continue
+            keep.append(s)
+        self._outside = seen
+        self.tracker.hidden = seen
+        return keep
+
+    def _small_view(self, image: np.ndarray) -> np.ndarray:
+        """The rectified common area at low resolution (0.5 px/mm): what the motion gate compares."""
+        return self.rectifier.warp(image)
+
+    def handle_gaps(self, gaps: list[Gap]) -> None:
+        """Frames the source lost: camera loss makes plays seen only afterwards reviewable."""
+        for gap in gaps:
+            self.stats.gaps.append(gap)
+            if gap.reason == "camera_lost":
+                self.reader.camera_lost(gap.start_t, gap.end_t)
+                self.reader.flags.append(_flag({"t": gap.start_t}, f"camera lost for {gap.end_t - gap.start_t:.2f}s; "
+                                                "piles that changed meanwhile need review"))
+                self.gate.reset()
+
+    def finish(self) -> list[dict[str, Any]]:
+        """End of footage: report pending plays, then the remaining table events."""
+        t = self._t
+        out = self.reader.flush(t + 1.0)
+        for obs in out:
+            self._observe(obs, t)
+        self._release_table_events(t, final=True)
+        if self.recorder is not None:
+            self.recorder.close()
+        return out
+
+    @property
+    def flags(self) -> list[dict[str, Any]]:
+        return [f.to_dict() for f in self.reader.flags]
+
+    def _publish(self, frame: Frame) -> None:
+        from vision.annotate import annotate, to_jpeg
+
+        status = f"t={frame.t:7.2f}s  frame {frame.index}"
+        img = annotate(frame.image, self.calibration, self.cfg, self.reader.registry, self.tracker.tracks,
+                       frame.t, self.rulings, status, scale=self.publish_scale)
+        self.hub.publish(to_jpeg(img), frame.index, frame.t)
+
+
+def _flag(event: dict[str, Any], reason: str):
+    from vision.plays import Flag
+
+    return Flag(float(event.get("t") or 0.0), reason, event.get("card"), event.get("pile"))
+
+
+def read_table_events(path: str | Path) -> list[dict[str, Any]]:
+    """Non-visual events (round_started, nerts_called, everyone_stuck, round_ended, game_started)
+    from a JSONL file; card events in it are ignored (vision reports those)."""
+    keep = {"round_started", "nerts_called", "everyone_stuck", "round_ended"}
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                ev = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
+            if not isinstance(ev, dict) or "type" not in ev:
+                raise ValueError(f"{path}:{n}: expected an event object with a 'type'")
+            if ev["type"] in keep:
+                out.append(ev)
+    return out

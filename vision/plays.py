@@ -1,0 +1,618 @@
+"""From tracked cards to plays: landings, rule-aware reading, contact time, attribution.
+
+:class:`PlayReader` watches the tracks the tracker updates each frame. A card that comes to rest
+in the common area has *landed*; its play is reported (a Contract 1 ``card_touched`` observation)
+once:
+
+- its identity is settled: the reads of the card (and of any short misread fragments at the same
+  spot) are pooled; a read that would be illegal on its pile is re-examined over the next frames
+  (a legal alternative read with real support wins) before it is reported as an illegal play, and
+  a card read with low confidence is flagged for review instead of being ruled;
+- no rival copy of the same card is still on its way to the same pile (a first-touch contest):
+  then both are reported together, their order informed by which card ended up underneath.
+
+Each observation carries the sub-frame contact time and its uncertainty (``vision.contact``), the
+player (``vision.attribution``), the pile id (``vision.foundations``) and its evidence frames.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vision.attribution import Attributor
+from vision.calibrate import point_in_polygon
+from vision.config import Point, VisionConfig
+from vision.contact import ContactEstimate, estimate_for_track, order_with_occlusion
+from vision.foundations import FoundationRegistry, Pile
+from vision.tracking import CardTrack
+
+
+@dataclass
+class ReaderSettings:
+    rest_mm: float = 4.0  # a card is still when its last samples stay within this distance
+    rest_frames: int = 3  # ... for this many samples
+    confirm_s: float = 0.10  # wait this long after the rest began before reporting
+    reexamine_s: float = 0.5  # an illegal read is looked at this long before being reported
+    rival_wait_s: float = 0.9  # the longest a play waits for a rival copy still in flight
+    rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
+    min_confidence: float = 0.55  # below: flagged for review, not ruled
+    fragment_share: float = 0.45  # a co-located track with less than this share of reads is a misread
+    leave_mm: float = 25.0  # a landed card that moves this far has left the pile
+    on_pile_mm: float = 22.0  # a card resting this close to a pile's spot lies on it
+    hover_mm: float = 80.0  # resting farther than on_pile_mm but within this may be a hover...
+    hover_s: float = 0.5  # ...so it must stay this long before it counts as a landing
+    contest_far_mm: float = 60.0  # contested reaches are first fitted from samples farther than this
+    reassign_mm: float = 12.0  # a sample this close to a fitted reach may belong to it
+    contest_sep_mm: float = 2.5  # end points closer than this cannot tell which card is on top
+
+
+@dataclass
+class Landing:
+    track: CardTrack
+    rest_index: int
+    rest: Point
+    t_rest: float  # time of the first resting sample
+    contact: ContactEstimate
+    player: str | None
+    player_conf: float
+    how: str
+    fragments: list[CardTrack] = field(default_factory=list)
+    label: str = ""
+    pile: Pile | None = None
+    rival: "Landing | None" = None
+    done: bool = False
+    samples: list | None = None  # the joined path when a read changed along it
+    on_pile: bool = False  # placed on a pile (presumed after a hover, see _presume_on_pile)
+    legal: bool = True  # whether its current read is legal where it lies (set when resolved)
+    canceled: bool = False  # it was not a landing after all (a hover, a card carried on)
+
+
+@dataclass
+class Flag:
+    """Something vision will not rule on by itself: shown for review."""
+
+    t: float
+    reason: str
+    card: str | None = None
+    pile: str | None = None
+    frames: tuple[int, int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": round(self.t, 4), "reason": self.reason, "card": self.card, "pile": self.pile,
+                "frames": list(self.frames) if self.frames else None}
+
+
+class PlayReader:
+    """``update(tracks, t) -> [observation dicts]``, called once per processed frame."""
+
+    def __init__(self, cfg: VisionConfig, fps: float, foundation_rule: str = "same_suit",
+                 settings: ReaderSettings | None = None) -> None:
+        self.cfg = cfg
+        self.fps = fps
+        self.s = settings or ReaderSettings()
+        self.registry = FoundationRegistry(foundation_rule)
+        self.attributor = Attributor(cfg)
+        self.pending: list[Landing] = []
+        self.flags: list[Flag] = []
+        self.delays: list[float] = []  # report time - contact time, seconds
+        self.blind: list[tuple[float, float]] = []  # camera-lost intervals
+        self._recent: list[Landing] = []  # landings of the last moments (for copies that vanished)
+        self._all: dict[int, CardTrack] = {}
+
+    # --- per frame ---------------------------------------------------------------------------
+    def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
+        self._all = tracks
+        for track in tracks.values():
+            if track.landed_index is None and not track.reported:
+                # only tracks seen in this frame or just lost (covered) can have just landed
+                if t - track.last.t <= 3.5 / self.fps:
+                    self._maybe_land(track, t)
+            elif track.landed_index is not None and not track.left:
+                rest = track.samples[track.landed_index]
+                if math.hypot(track.last.x - rest.x, track.last.y - rest.y) > self.s.leave_mm:
+                    track.left = True
+        self._vanished_into_piles(tracks, t)
+        out: list[dict[str, Any]] = []
+        for landing in list(self.pending):
+            if landing.done:
+                continue
+            track = landing.track
+            if landing.on_pile:
+                out.extend(self._try_report(landing, t))
+                continue
+            moved = math.hypot(track.last.x - landing.rest[0], track.last.y - landing.rest[1]) > 2 * self.s.rest_mm
+            # gone from a spot beside a pile before it counted: the hand took it on (to the pile)
+            vanished = t - track.last.t > 0.2 and self._beside_pile(landing)
+            if not moved and not landing.legal and t - track.last.t > 0.25:
+                # an illegal-looking landing that vanished before it was ruled: a hand carried it
+                # on (a pile is where a card stays in sight); forget it, follow the card instead
+                landing.done = landing.canceled = True
+                track.landed_index = None
+                continue
+            if vanished and not moved:
+                if self._presume_on_pile(landing, t):
+                    continue  # now a landing on the pile (timed from when it was last/next seen)
+                if t - track.last.t < 1.0:
+                    continue  # keep waiting for where it went
+            if moved or vanished:
+                # it moves again: that was a hand hovering, not a landing
+                landing.done = landing.canceled = True
+                track.landed_index = None
+                continue
+            out.extend(self._try_report(landing, t))
+        self.pending = [p for p in self.pending if not p.done]
+        return [o for o in out if o]
+
+    def flush(self, t: float) -> list[dict[str, Any]]:
+        """End of footage: report whatever is still pending (no more evidence will come)."""
+        out: list[dict[str, Any]] = []
+        for landing in self.pending:
+            if not landing.done:
+                out.extend(self._try_report(landing, t, final=True))
+        self.pending = []
+        return [o for o in out if o]
+
+    def camera_lost(self, start_t: float, end_t: float) -> None:
+        self.blind.append((start_t, end_t))
+
+    # --- landing -----------------------------------------------------------------------------
+    def _in_common(self, x: float, y: float) -> bool:
+        return point_in_polygon((x, y), self.cfg.zones.common)
+
+    def _maybe_land(self, track: CardTrack, t: float) -> None:
+        n = self.s.rest_frames
+        if t - track.last.t > 1.5 / self.fps:
+            n = 2  # no longer seen (covered by the next card at once): two still samples will do
+        m = self._measure(track.samples, n, track.owner_votes)
+        if m is None:
+            return
+        i, rest, contact, player, conf, how = m
+        track.landed_index = i
+        origin = (track.first.x, track.first.y)
+        if math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < 20.0:
+            # Never seen arriving. Either a card already played there shows again (the card over
+            # it was taken back): not a play; or it arrived unseen (under a hand, while the camera
+            # was blind): a play without a path or a clock.
+            if self._seen_before(track.label, rest):
+                track.reported = True
+                return
+            contact = self._unseen_arrival(track, i, contact)
+        landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
+        self.pending.append(landing)
+        self._recent.append(landing)
+
+    def _measure(self, samples: list, n: int, owner_votes: Counter):
+        """(rest index, rest point, contact, player, attribution confidence, how) for samples that
+        end at rest inside the common area, else ``None``."""
+        if len(samples) < n or not self._in_common(samples[-1].x, samples[-1].y):
+            return None
+        tail = np.array([(s.x, s.y) for s in samples[-n:]], dtype=np.float64)
+        centre = np.median(tail, axis=0)
+        if np.max(np.linalg.norm(tail - centre, axis=1)) > self.s.rest_mm:
+            return None
+        pos = np.array([(s.x, s.y) for s in samples], dtype=np.float64)
+        # first resting sample: walk back while the card stays within rest_mm of where it rests
+        i = len(pos) - n
+        while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= self.s.rest_mm:
+            i -= 1
+        times = np.array([s.t for s in samples], dtype=np.float64)
+        contact = estimate_for_track(times, pos, i, self.fps)
+        rest = (float(centre[0]), float(centre[1]))
+        player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
+        return i, rest, contact, player, conf, how
+
+    def _remeasure(self, landing: Landing) -> None:
+        """A card whose read changed along its path (blur early, sharp later) was split into
+        tracks of two identities: measure the landing on the joined path."""
+        extra = [f for f in landing.fragments if f.first.t < landing.track.first.t or f.last.t > landing.track.last.t]
+        if not extra:
+            return
+        by_frame = {s.frame: s for f in extra for s in f.samples}
+        by_frame.update({s.frame: s for s in landing.track.samples})
+        samples = [by_frame[k] for k in sorted(by_frame)]
+        votes = Counter(landing.track.owner_votes)
+        for f in extra:
+            votes.update(f.owner_votes)
+        m = self._measure(samples, 2, votes)
+        if m is None:
+            return
+        i, rest, contact, player, conf, how = m
+        landing.rest_index, landing.rest, landing.contact = i, rest, contact
+        landing.t_rest = float(samples[i].t)
+        landing.player, landing.player_conf, landing.how = player, conf, how
+        landing.samples = samples
+
+    def _seen_before(self, label: str, rest: Point) -> bool:
+        pile = self.registry.nearest(rest[0], rest[1])
+        if pile is not None and label in pile.cards:
+            return True
+        return any(p.track.label == label and math.hypot(p.rest[0] - rest[0], p.rest[1] - rest[1]) < self.registry.join_mm
+                   for p in self.pending)
+
+    def _unseen_arrival(self, track: CardTrack, i: int, contact: ContactEstimate) -> ContactEstimate:
+        t_seen = track.samples[i].t
+        for a, b in self.blind:
+            if a - 0.5 <= t_seen <= b + 1.0:
+                # It arrived while the camera was blind: reported with the blind interval as its
+                # uncertainty (the referee calls any contest inside it a tie) and flagged for review.
+                self.flags.append(Flag(t_seen, f"arrived while the camera was blind ({a:.2f}-{b:.2f}s): "
+                                               "review this pile", track.label, None,
+                                       (track.samples[i].frame, track.samples[i].frame)))
+                mid = (a + b) / 2
+                return ContactEstimate(mid, max((b - a) / math.sqrt(12) * 1000, 1.0), 0.0)
+        return ContactEstimate(contact.t, max(contact.uncertainty_ms, 1000 / self.fps), contact.rms_mm)
+
+    # --- reading -----------------------------------------------------------------------------
+    def _fragments(self, landing: Landing) -> list[CardTrack]:
+        """Other-identity tracks that coincide with this card in space and time: misreads of it.
+
+        A track counts when most of its samples lie on this card's own path (within 25 mm of
+        where this card was in the same frame) and it has far fewer reads; the card underneath,
+        or a card merely passing over the pile, does not coincide like that.
+        """
+        me = landing.track
+        mine = sum(me.read_votes.values())
+        where = {s.frame: (s.x, s.y) for s in me.samples}
+        out = []
+        for other in self._all.values():
+            if other is me or other.reported or other.label == me.label or not other.samples:
+                continue
+            gap = 3.5 / self.fps
+            votes = sum(s.confidence for s in other.samples)
+            # the same path under another read, just before or just after this one
+            before = 0 < me.first.t - other.last.t <= gap and \
+                math.hypot(me.first.x - other.last.x, me.first.y - other.last.y) < 80.0
+            after = 0 < other.first.t - me.last.t <= gap and \
+                math.hypot(other.first.x - me.last.x, other.first.y - me.last.y) < 80.0
+            if before or after:
+                out.append(other)
+                continue
+            if other.last.t < me.first.t - 0.1 or other.first.t > me.last.t + 0.1:
+                continue
+            on_path = 0
+            for s in other.samples:
+                p = where.get(s.frame) or where.get(s.frame - 1) or where.get(s.frame + 1)
+                if p is not None and math.hypot(s.x - p[0], s.y - p[1]) < 25.0:
+                    on_path += 1
+            if on_path >= 0.8 * len(other.samples) and votes < self.s.fragment_share * mine:
+                out.append(other)
+        return out
+
+    def _reads(self, landing: Landing) -> Counter:
+        votes: Counter = Counter()
+        me = landing.track
+        votes[me.label] += sum(s.confidence for s in me.samples)
+        for frag in landing.fragments:
+            votes[frag.label] += sum(s.confidence for s in frag.samples)
+        return votes
+
+    def _resolve(self, landing: Landing, t: float, final: bool) -> tuple[str | None, Pile | None, bool, bool]:
+        """(label, target pile or None for a new pile, legal, settled)."""
+        landing.fragments = self._fragments(landing)
+        reads = self._reads(landing)
+        ranked = [lb for lb, _ in reads.most_common() if lb != "BACK"]
+        if not ranked:
+            return None, None, False, True
+        total = sum(reads.values())
+        x, y = landing.rest
+        main = ranked[0]
+        late = final or t - landing.t_rest >= self.s.reexamine_s
+        pile, legal = self.registry.where(main, x, y)
+        if legal or pile is None and main.startswith("A") or pile is not None and pile.top == main:
+            # legal (or a rival copy of the pile's top card, a first-touch contest the referee
+            # rules); a read that is still contested waits for the sharp reads of the card at rest
+            return main, pile, True, late or reads[main] >= 0.6 * total
+        for alt in ranked[1:]:
+            if reads[alt] >= 0.2 * reads[main]:
+                p2, ok = self.registry.where(alt, x, y)
+                if ok:
+                    return alt, p2, True, late or reads[alt] >= 0.6 * total
+        return main, pile, False, late
+
+    # --- rivals --------------------------------------------------------------------------------
+    def _rival_in_flight(self, landing: Landing, t: float) -> bool:
+        me = landing.track
+        for other in self._all.values():
+            if other is me or other.label != me.label or other.reported or other.landed_index is not None:
+                continue
+            if t - other.last.t > 0.2 or len(other.samples) < 2:
+                continue
+            d_now = math.hypot(other.last.x - landing.rest[0], other.last.y - landing.rest[1])
+            prev = other.samples[-2]
+            d_prev = math.hypot(prev.x - landing.rest[0], prev.y - landing.rest[1])
+            if d_now < self.s.rival_mm and d_now <= d_prev + 1.0:
+                return True
+        return False
+
+    def _vanished_into_piles(self, tracks: dict[int, CardTrack], t: float) -> None:
+        """A copy of a card that was reaching for a pile and vanished there (under the other copy
+        and the hands) while the other copy landed on it: it landed too, at the end of its reach."""
+        recent = [p for p in self._recent if t - p.t_rest < 1.5 and not p.canceled]
+        self._recent = recent
+        if not recent:
+            return
+        for track in tracks.values():
+            if track.landed_index is not None or track.reported or len(track.samples) < 3:
+                continue
+            lost = t - track.last.t
+            if not 0.2 <= lost <= 1.0:
+                continue
+            for other in recent:
+                if other.track is track or other.track.label != track.label:
+                    continue
+                pile = self.registry.nearest(other.rest[0], other.rest[1])
+                spot = (pile.x, pile.y) if pile is not None else other.rest
+                d = math.hypot(track.last.x - spot[0], track.last.y - spot[1])
+                if d > self.s.hover_mm * 1.5 or abs(track.last.t - other.t_rest) > 0.6:
+                    continue
+                prev = track.samples[-2]
+                if math.hypot(prev.x - spot[0], prev.y - spot[1]) < d - 1.0:
+                    continue  # it was moving away, not towards the pile
+                times, pos = track.times(), track.positions()
+                contact = None
+                if len(times) >= 5:
+                    try:
+                        from vision.contact import estimate_contact
+
+                        est = estimate_contact(times[-12:], pos[-12:], end_guess=float(times[-1]) + 0.05)
+                        if times[-1] <= est.t <= t and est.end is not None and \
+                                math.hypot(est.end[0] - spot[0], est.end[1] - spot[1]) < 15.0:
+                            contact = est
+                    except ValueError:
+                        contact = None
+                if contact is None:
+                    # unseen from its last sighting until now: all we know (the referee will call a
+                    # contest inside this interval a tie rather than guess)
+                    a, b = float(times[-1]), t
+                    contact = ContactEstimate((a + b) / 2, max((b - a) / math.sqrt(12) * 1000, 2.0), 0.0, spot)
+                player, conf, how = self.attributor.attribute((track.first.x, track.first.y), spot, track.owner_votes)
+                if player is None or player == other.player:
+                    continue  # a second copy comes from another deck, hence another seat
+                track.landed_index = len(track.samples) - 1
+                landing = Landing(track, track.landed_index, spot, max(contact.t, float(times[-1])), contact,
+                                  player, conf, how, on_pile=True)
+                self.pending.append(landing)
+                break
+
+    def _presume_on_pile(self, landing: Landing, t: float) -> bool:
+        """A card that hovered beside a pile vanished (under the hands) while a card of its identity
+        showed up on that pile: it was put there. Its contact lies between when it was last seen
+        hovering and now; the uncertainty says so."""
+        track = landing.track
+        best, best_d = None, self.s.hover_mm
+        for pile in self.registry.open_piles():
+            d = math.hypot(pile.x - landing.rest[0], pile.y - landing.rest[1])
+            if d < best_d:
+                best, best_d = pile, d
+        if best is None:
+            return False
+        first = None
+        for other in self._all.values():
+            if other.label != track.label:
+                continue
+            for smp in other.samples:
+                if smp.t > track.last.t and math.hypot(smp.x - best.x, smp.y - best.y) < self.s.on_pile_mm:
+                    if first is None or smp.t < first.t:
+                        first = smp
+                    break
+        if first is None:
+            return False
+        # last seen hovering .. now: the pile may have shown the other copy all along, so the first
+        # sighting there does not bound when this one arrived
+        a, b = track.last.t, t
+        landing.contact = ContactEstimate((a + b) / 2, max((b - a) / math.sqrt(12) * 1000, 2.0), 0.0, (best.x, best.y))
+        landing.rest = (best.x, best.y)
+        landing.t_rest = b
+        landing.on_pile = True
+        return True
+
+    def _maybe_hovering(self, landing: Landing, t: float) -> bool:
+        """Still near, not on, a pile: a hand may be hovering before putting the card down, so it
+        must stay put for ``hover_s`` before it counts as a landing."""
+        if t - landing.t_rest >= self.s.hover_s:
+            return False
+        return self._beside_pile(landing)
+
+    def _beside_pile(self, landing: Landing) -> bool:
+        if landing.on_pile:
+            return False
+        best = math.inf
+        for pile in self.registry.open_piles():
+            best = min(best, math.hypot(pile.x - landing.rest[0], pile.y - landing.rest[1]))
+        return self.s.on_pile_mm < best < self.s.hover_mm
+
+    def _landed_rival(self, landing: Landing, t: float) -> "Landing | None":
+        for other in self.pending:
+            if other is landing or other.done or other.track.label != landing.track.label:
+                continue
+            if self._maybe_hovering(other, t):
+                continue
+            if math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) < self.registry.join_mm:
+                return other
+        return None
+
+    def _visibility(self, a: Landing, b: Landing, since: float, until: float) -> tuple[float, float, float]:
+        """Share of frames since both landed in which each card is the one seen at the pile.
+
+        Sightings are assigned to the nearer of the two reach end points (from the unambiguous
+        part of each reach), not to whichever track the tracker gave them, since two copies at one
+        spot are exactly where a tracker may swap. Returns (share a, share b, end separation mm).
+        """
+        ea, eb = a.contact.end or a.rest, b.contact.end or b.rest
+        sep = math.hypot(ea[0] - eb[0], ea[1] - eb[1])
+        frames: dict[int, tuple[int, int]] = {}
+        for track in {id(x.track): x.track for x in (a, b)}.values():
+            for s in track.samples:
+                if s.t <= since or s.t > until:
+                    continue
+                da = math.hypot(s.x - ea[0], s.y - ea[1])
+                db = math.hypot(s.x - eb[0], s.y - eb[1])
+                got = frames.get(s.frame, (0, 0))
+                frames[s.frame] = (got[0] | (da < db), got[1] | (db <= da))
+        n = max(int(round((until - since) * self.fps)), 1)
+        return sum(f[0] for f in frames.values()) / n, sum(f[1] for f in frames.values()) / n, sep
+
+    # --- reporting -----------------------------------------------------------------------------
+    def _try_report(self, landing: Landing, t: float, final: bool = False) -> list[dict[str, Any]]:
+        if landing.track.reported:  # taken in as a misread of another card's landing
+            landing.done = True
+            return []
+        if not final and t - landing.t_rest < self.s.confirm_s:
+            return []
+        label, pile, legal, settled = self._resolve(landing, t, final)
+        landing.legal = legal
+        if not final and label is not None and self._maybe_hovering(landing, t):
+            return []
+        if not landing.on_pile:
+            self._remeasure(landing)
+        if label is None:
+            landing.done = True
+            return []
+        if not settled:
+            return []
+        rival = self._landed_rival(landing, t)
+        waited = t - landing.t_rest
+        if not final and rival is None and waited < self.s.rival_wait_s and self._rival_in_flight(landing, t):
+            return []
+        if rival is not None:
+            both = max(landing.t_rest, rival.t_rest)
+            if not final and t - both < self.s.confirm_s + 3 / self.fps:
+                return []  # let the occlusion evidence build up
+            return self._report_contest(landing, rival, t)
+        return [self._report(landing, label, pile, legal, t)]
+
+    def _refit_contest(self, a: Landing, b: Landing, spot: Point) -> None:
+        """Re-time two copies that converged on one pile, re-deciding which sample is whose.
+
+        Near the pile the two reaches overlap and a tracker may swap them, so each reach is first
+        fitted to its own samples far from the pile only (``contest_far_mm``); then every sample
+        of either track is given to the reach whose fitted path passes nearer to it at that time
+        (within ``reassign_mm``), and both reaches are fitted again: data association by motion
+        model rather than by frame-to-frame overlap.
+        """
+        from vision.contact import estimate_contact, last_pause
+
+        for landing in (a, b):
+            pos = landing.track.positions()
+            if last_pause(landing.track.times(), pos, landing.rest_index, np.asarray(landing.rest)) is not None:
+                # The hands paused apart before the final moves: each track's own (pause-aware)
+                # timing stands; re-fitting whole reaches would time the pause instead.
+                return
+        pool = sorted({(s.frame, s.t, s.x, s.y) for s in a.track.samples + b.track.samples})
+        t_end = max(a.t_rest, b.t_rest) + 0.5 / self.fps
+        pool = [p for p in pool if p[1] <= t_end]
+        fits: list[ContactEstimate | None] = []
+        for landing in (a, b):
+            tr = landing.track
+            far = [(s.t, s.x, s.y) for s in tr.samples
+                   if s.t <= t_end and math.hypot(s.x - spot[0], s.y - spot[1]) > self.s.contest_far_mm]
+            try:
+                fits.append(estimate_contact(np.array([f[0] for f in far]), np.array([f[1:] for f in far]),
+                                             end_guess=landing.t_rest) if len(far) >= 4 else None)
+            except ValueError:
+                fits.append(None)
+        if fits[0] is None or fits[1] is None:
+            return
+        for _ in range(3):
+            ts = np.array([p[1] for p in pool])
+            xy = np.array([(p[2], p[3]) for p in pool])
+            pa, pb = fits[0].position(ts), fits[1].position(ts)
+            if pa is None or pb is None:
+                return
+            da = np.linalg.norm(xy - pa, axis=1)
+            db = np.linalg.norm(xy - pb, axis=1)
+            new = []
+            for mine, other in ((da, db), (db, da)):
+                # samples clearly on this reach, excluding the final slow part (possibly the slide)
+                sel = (mine < other) & (mine < self.s.reassign_mm)
+                sel &= np.linalg.norm(xy - np.asarray(spot), axis=1) > 8.0
+                idx = np.nonzero(sel)[0]
+                if len(idx) < 4:
+                    return
+                try:
+                    new.append(estimate_contact(ts[idx], xy[idx], end_guess=float(ts[idx][-1])))
+                except ValueError:
+                    return
+            fits = new
+        a.contact, b.contact = fits[0], fits[1]
+
+    def _report_contest(self, a: Landing, b: Landing, t: float) -> list[dict[str, Any]]:
+        both = max(a.t_rest, b.t_rest)
+        spot = ((a.rest[0] + b.rest[0]) / 2, (a.rest[1] + b.rest[1]) / 2)
+        self._refit_contest(a, b, spot)
+        va, vb, sep = self._visibility(a, b, both, t)
+        first, second = (a, b) if a.contact.t <= b.contact.t else (b, a)
+        v_first = va if first is a else vb
+        v_second = vb if first is a else va
+        diff = abs(va - vb)
+        if diff >= 0.15 and sep >= self.s.contest_sep_mm:
+            reliability = 0.99 if diff >= 0.4 else 0.9
+            under, over = (first, second) if v_first < v_second else (second, first)
+            c_under, c_over = order_with_occlusion(under.contact, over.contact, reliability)
+            under.contact, over.contact = c_under, c_over
+        out = []
+        for landing in (first, second) if first.contact.t <= second.contact.t else (second, first):
+            label, pile, legal, _ = self._resolve(landing, t, True)
+            if label is None:
+                landing.done = True
+                continue
+            out.append(self._report(landing, label, pile, legal, t,
+                                    extra={"contest": {"visible_share": round(v_first if landing is first else v_second, 3)}}))
+        return out
+
+    def _report(self, landing: Landing, label: str, pile: Pile | None, legal: bool, t: float,
+                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        landing.done = True
+        track = landing.track
+        track.reported = True
+        for frag in landing.fragments:
+            frag.reported = True
+        confidence = self._confidence(landing, label)
+        path = landing.samples or track.samples
+        frames = (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)
+        # Flagged, not ruled: a read too weak to send a card back on, or a card of unknown owner.
+        if confidence < self.s.min_confidence or landing.player is None:
+            self.flags.append(Flag(landing.contact.t, "low confidence read" if landing.player else "owner unknown",
+                                   label, pile.id if pile else None, frames))
+            return {}
+        x, y = landing.rest
+        same_as_top = pile is not None and pile.top == label
+        result = self.registry.land(label, x, y, same_as_top=same_as_top)
+        self.delays.append(t - landing.contact.t)
+        evidence: dict[str, Any] = {
+            "frames": list(frames),
+            "track": track.id,
+            "origin_mm": [round(path[0].x, 1), round(path[0].y, 1)],
+            "rest_mm": [round(x, 1), round(y, 1)],
+            "attribution": landing.how,
+            "attribution_confidence": landing.player_conf,
+            "reads": {k: round(v, 2) for k, v in self._reads(landing).most_common(3)},
+        }
+        if not legal:
+            evidence["reexamined"] = True
+        if extra:
+            evidence.update(extra)
+        return {
+            "type": "card_touched",
+            "t": round(landing.contact.t, 4),
+            "card": label,
+            "player": landing.player,
+            "pile": result.pile.id,
+            "uncertainty_ms": round(landing.contact.uncertainty_ms, 2),
+            "confidence": round(confidence, 3),
+            "evidence": evidence,
+        }
+
+    def _confidence(self, landing: Landing, label: str) -> float:
+        reads = self._reads(landing)
+        total = sum(reads.values()) or 1.0
+        share = reads[label] / total
+        track = landing.track
+        mean_conf = float(np.mean([s.confidence for s in track.samples])) if track.samples else 0.0
+        support = min(len(track.samples) / 4.0, 1.0)
+        return share * mean_conf * support

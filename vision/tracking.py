@@ -1,0 +1,242 @@
+"""Tracking cards on the table with Roboflow's ``trackers`` ByteTrack, in table millimetres.
+
+Sightings (one detected card in one frame, placed on the table in mm) are associated frame to
+frame by :class:`trackers.ByteTrackTracker` (Kalman motion + two-stage IoU matching). One tracker
+runs per card identity, because two cards of the same identity are exactly the cards a first-touch
+dispute is about and must never be merged with other identities. On top of ByteTrack's tracklets
+this module keeps a :class:`CardTrack` per physical card: the history of positions and reads
+(identity votes), and *stitches* a tracklet that reappears after a long hand occlusion back onto
+the card it belongs to (same identity, near where it vanished), so a card keeps one identity and
+one origin through occlusion.
+
+>>> tr = CardTracker(fps=30)
+>>> for i in range(5):
+...     _ = tr.update([TableSighting("5H", 0.9, 100.0 + 10 * i, 200.0)], frame=i, t=i / 30)
+>>> [(c.label, len(c.samples)) for c in tr.tracks.values()]
+[('5H', 5)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BOX_MM = 160.0  # association box (mm) around each card centre: a card plus a fast hand's move per frame
+
+
+@dataclass(frozen=True)
+class TableSighting:
+    """One card seen in one frame, in table millimetres.
+
+    ``label`` is a card name (``"5H"``) or ``"BACK"``; ``occluded`` (0..1) how much of it is hidden
+    when known; ``owner`` the back-colour owner when a back was classified.
+    """
+
+    label: str
+    confidence: float
+    x: float
+    y: float
+    occluded: float = 0.0
+    owner: str | None = None
+
+
+@dataclass
+class Sample:
+    frame: int
+    t: float
+    x: float
+    y: float
+    confidence: float
+    occluded: float = 0.0
+
+
+@dataclass
+class CardTrack:
+    """One physical card followed over time."""
+
+    id: int
+    label: str
+    samples: list[Sample] = field(default_factory=list)
+    owner_votes: Counter = field(default_factory=Counter)
+    read_votes: Counter = field(default_factory=Counter)  # label -> summed confidence (incl. near misreads)
+    # set by the foundation logic
+    pile: str | None = None
+    reported: bool = False
+    landed_index: int | None = None  # index into samples of the first resting sample
+    left: bool = False  # moved away after resting (a dispute loser taken back, a completed pile)
+
+    @property
+    def last(self) -> Sample:
+        return self.samples[-1]
+
+    @property
+    def first(self) -> Sample:
+        return self.samples[0]
+
+    def positions(self) -> np.ndarray:
+        return np.array([(s.x, s.y) for s in self.samples], dtype=np.float64)
+
+    def times(self) -> np.ndarray:
+        return np.array([s.t for s in self.samples], dtype=np.float64)
+
+    @property
+    def mean_confidence(self) -> float:
+        return float(np.mean([s.confidence for s in self.samples])) if self.samples else 0.0
+
+
+class CardTracker:
+    """Per-identity ByteTrack + stitching into :class:`CardTrack` records.
+
+    ``update(sightings, frame, t)`` returns the tracks updated in this frame. Tracks not updated
+    for ``forget_s`` seconds are dropped from ``tracks`` unless ``keep(track)`` says otherwise
+    (the pipeline keeps cards that sit on piles).
+    """
+
+    def __init__(self, fps: float = 30.0, lost_s: float = 1.0, stitch_s: float = 3.0,
+                 stitch_mm: float = 90.0, max_speed_mm_s: float = 2500.0, min_confidence: float = 0.3,
+                 box_mm: float = BOX_MM, metric: str = "diou") -> None:
+        self.fps = fps
+        self.box_mm = box_mm
+        self.metric = metric
+        self.lost_s = lost_s
+        self.stitch_s = stitch_s
+        self.stitch_mm = stitch_mm
+        self.max_speed = max_speed_mm_s
+        self.min_confidence = min_confidence
+        self._bytetracks: dict[str, object] = {}
+        self._bt_last_t: dict[str, float] = {}
+        self._link: dict[tuple[str, int], int] = {}  # (label, bytetrack id) -> CardTrack id
+        # A new ByteTrack tracklet reports id -1 on its first frame; keep that sighting so the
+        # card's first position (its origin, used for attribution) is not lost.
+        self._pending: dict[str, list[tuple[int, float, TableSighting]]] = {}
+        # Cards the caller saw but chose not to track this frame (lying still outside the area of
+        # interest): a track ending where one of them lies is not lost, so nothing is stitched to it.
+        self.hidden: dict[str, list[tuple[float, float]]] = {}
+        self.tracks: dict[int, CardTrack] = {}
+        self._next_id = 1
+
+    def _bytetrack(self, label: str):
+        bt = self._bytetracks.get(label)
+        if bt is None:
+            from trackers import ByteTrackTracker
+            from trackers.utils.iou import DIoU, IoU
+
+            bt = ByteTrackTracker(
+                # DIoU also scores the distance between centres, which separates two copies of a
+                # card converging on one pile (plain IoU of two nearby card boxes is nearly equal)
+                iou=DIoU() if self.metric == "diou" else IoU(),
+                lost_track_buffer=int(round(self.lost_s * 30)),  # counted in 30 fps frames
+                frame_rate=self.fps,
+                track_activation_threshold=0.5,
+                minimum_consecutive_frames=1,
+                minimum_iou_threshold=0.05,
+                high_conf_det_threshold=0.5,
+            )
+            self._bytetracks[label] = bt
+        return bt
+
+    def update(self, sightings: list[TableSighting], frame: int, t: float) -> list[CardTrack]:
+        import supervision as sv
+
+        by_label: dict[str, list[TableSighting]] = {}
+        for s in sightings:
+            if s.confidence >= self.min_confidence:
+                by_label.setdefault(s.label, []).append(s)
+        # Only identities seen in this frame are updated: ByteTrack is given timestamps, so a
+        # tracker skipped for a while predicts across the gap and ages its tracks by time.
+        updated: list[CardTrack] = []
+        for label in sorted(by_label):
+            group = by_label[label]
+            bt = self._bytetrack(label)
+            half = self.box_mm / 2
+            xyxy = np.array([(s.x - half, s.y - half, s.x + half, s.y + half) for s in group], dtype=np.float32)
+            dets = sv.Detections(
+                xyxy=xyxy,
+                confidence=np.array([s.confidence for s in group], dtype=np.float32),
+                data={"i": np.arange(len(group))},
+            )
+            self._bt_last_t[label] = t
+            out = bt.update(dets, timestamp=t)
+            ids = out.tracker_id if out.tracker_id is not None else np.full(len(out), -1)
+            pending = [p for p in self._pending.get(label, []) if t - p[1] <= 3.0 / self.fps]
+            new_pending = []
+            for k in range(len(out)):
+                s = group[int(out.data["i"][k])]
+                bt_id = int(ids[k])
+                if bt_id < 0:
+                    new_pending.append((frame, t, s))
+                    continue
+                fresh = (label, bt_id) not in self._link
+                track = self._card_for(label, bt_id, s, t)
+                if fresh and (not track.samples or track.last.t < t - 0.5 / self.fps):
+                    near = [p for p in pending if math.hypot(p[2].x - s.x, p[2].y - s.y) < BOX_MM]
+                    if near:
+                        p = min(near, key=lambda p: math.hypot(p[2].x - s.x, p[2].y - s.y))
+                        pending.remove(p)
+                        if not track.samples or p[1] > track.last.t:
+                            self._add(track, p[0], p[1], p[2], label)
+                self._add(track, frame, t, s, label)
+                updated.append(track)
+            self._pending[label] = new_pending
+        return updated
+
+    @staticmethod
+    def _add(track: CardTrack, frame: int, t: float, s: TableSighting, label: str) -> None:
+        track.samples.append(Sample(frame, t, s.x, s.y, s.confidence, s.occluded))
+        track.read_votes[label] += s.confidence
+        if s.owner:
+            track.owner_votes[s.owner] += 1
+
+    def _card_for(self, label: str, bt_id: int, s: TableSighting, t: float) -> CardTrack:
+        key = (label, bt_id)
+        if key in self._link and self._link[key] in self.tracks:
+            return self.tracks[self._link[key]]
+        # A new tracklet: the continuation of a card lost under a hand, or a new card.
+        best, best_d = None, math.inf
+        linked = set(self._link.values())
+        for track in self.tracks.values():
+            if track.label != label or track.left:
+                continue
+            gap = t - track.last.t
+            if gap <= 0 or gap > self.stitch_s:
+                continue
+            # updated in this very frame: followed by a live tracklet, so not lost
+            if track.id in linked and gap < 0.5 / self.fps:
+                continue
+            if any(math.hypot(track.last.x - x, track.last.y - y) < 8.0 for x, y in self.hidden.get(label, ())):
+                continue  # still lying where it was, just not tracked: not the card now seen
+            # a plausible continuation: near where the card was heading when it was lost (its last
+            # velocity carried on, at most for a moment), and not a one-frame misread (which would
+            # otherwise capture the next real card of that identity)
+            if len(track.samples) < 3 and gap > 0.2:
+                continue
+            px, py = track.last.x, track.last.y
+            if len(track.samples) >= 2:
+                prev = track.samples[-2]
+                dt = track.last.t - prev.t
+                if dt > 0:
+                    vx, vy = (track.last.x - prev.x) / dt, (track.last.y - prev.y) / dt
+                    speed = math.hypot(vx, vy)
+                    if speed > self.max_speed:
+                        vx, vy = vx * self.max_speed / speed, vy * self.max_speed / speed
+                    coast = min(gap, 0.2)
+                    px, py = px + vx * coast, py + vy * coast
+            d = math.hypot(s.x - px, s.y - py)
+            if d <= self.stitch_mm + 600.0 * min(gap, 0.5) and d < best_d:
+                best, best_d = track, d
+        if best is None:
+            best = CardTrack(self._next_id, label)
+            self.tracks[best.id] = best
+            self._next_id += 1
+        self._link[key] = best.id
+        return best
+
+    def forget(self, t: float, keep=lambda track: False) -> None:
+        """Drop tracks idle for longer than the stitch window unless ``keep(track)``."""
+        for tid in [tid for tid, tr in self.tracks.items() if t - tr.last.t > self.stitch_s and not keep(tr)]:
+            del self.tracks[tid]
+        live = set(self.tracks)
+        self._link = {k: v for k, v in self._link.items() if v in live}
