@@ -1,0 +1,206 @@
+"""Detector benchmark: held-out deck design, back-colour owners, latency on 2 cores.
+
+    .venv/bin/python bench/detector.py [--scenes 150] [--json]
+
+1. Held-out design: scenes rendered only with the design kept out of training (``jumbo-index``),
+   scored like ``eval-detector`` (per-image card-identity precision / recall).
+2. Backs: 8 players register their back from 3 rendered frames each (french-pattern backs, incl.
+   the close pairs blue/navy, red/maroon, green/teal); then every face-down card in fresh
+   rendered scenes is classified: correct / wrong / unknown among registered backs, and how the 9
+   unregistered colours are treated (ideally ``unknown``).
+3. Latency: median ``Detector.detect`` time per 640x640 input (2 onnxruntime threads), split into
+   the detector stage and the classifier stage.
+Needs ``../shared/cards`` (skips what it cannot do without it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from models.recipe.scenes import BACK, render_scene  # noqa: E402
+from simulator.deck_art import DeckArt  # noqa: E402
+from vision.backs import UNKNOWN, BackRegistry  # noqa: E402
+
+REGISTERED = ["blue", "navy", "red", "maroon", "green", "teal", "yellow", "black"]
+UNREGISTERED = ["0062ff", "aqua", "default", "fuchsia", "gray", "lime", "olive", "purple", "silver"]
+
+
+def back_crops(french: DeckArt, faces: list[DeckArt], colours: list[str], n_scenes: int, seed: int):
+    """(colour, image, box) of every face-down card in rendered scenes (labels hold the colour)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_scenes):
+        img, labels = render_scene(rng, faces, [french], back_share=0.6, back_colours=colours)
+        out += [(lab.colour, img, lab.box, lab.visible) for lab in labels if lab.cls == BACK]
+    return out
+
+
+def bench_backs(shared: Path, n_scenes: int) -> dict:
+    french = DeckArt.load(shared / "cards" / "french-pattern")
+    faces = [DeckArt.drawn()]
+    reg = BackRegistry()
+    t0 = time.perf_counter()
+    for i, colour in enumerate(REGISTERED):  # "a few frames": 3 sightings of this back in play
+        seen = back_crops(french, faces, [colour], 6, seed=100 + i)[:3]
+        reg.register(colour, [s[1] for s in seen], [s[2] for s in seen])
+    test = back_crops(french, faces, REGISTERED + UNREGISTERED, n_scenes, seed=2027)  # not the tuning seed
+    confusion: Counter = Counter()
+    outcomes = []  # (visible share, registered?, outcome)
+    for colour, img, box, visible in test:
+        match = reg.classify(img, box)
+        if colour in REGISTERED:
+            outcome = "correct" if match.owner == colour else "unknown" if match.owner == UNKNOWN else "wrong"
+        else:
+            outcome = "rejected" if match.owner == UNKNOWN else "wrong"
+        if outcome == "wrong":
+            confusion[(colour, match.owner)] += 1
+        outcomes.append((visible, colour in REGISTERED, outcome))
+
+    def rates(min_visible: float) -> dict:
+        mine = [o for v, r, o in outcomes if r and v >= min_visible]
+        foreign = [o for v, r, o in outcomes if not r and v >= min_visible]
+        n = max(len(mine), 1)
+        return {"backs": len(mine), "correct": mine.count("correct") / n, "wrong": mine.count("wrong") / n,
+                "unknown": mine.count("unknown") / n, "unregistered_backs": len(foreign),
+                "unregistered_rejected": foreign.count("rejected") / max(len(foreign), 1)}
+
+    return {
+        "all": rates(0.0),
+        "mostly_visible": rates(0.6),
+        "top_confusions": [[a, b, k] for (a, b), k in confusion.most_common(6)],
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def bench_holdout(detector, shared: Path, design: str, n_scenes: int) -> dict:
+    from vision.detect_cli import score_images
+
+    deck = DeckArt.load(shared / "cards" / design)
+    backs = [deck] if deck.back_colours else [DeckArt.drawn()]
+    rng = np.random.default_rng(2026)
+    items = []
+    for k in range(n_scenes):
+        img, labels = render_scene(rng, [deck], backs)
+        truth = {lab.identity for lab in labels if lab.cls != BACK}
+        items.append((f"{design}-{k:04d}", img, truth))
+    return score_images(detector, items)
+
+
+def bench_classifier_real(detector, real_dev: Path) -> dict:
+    """Stage 2 alone on the labelled index boxes of the real-dev photos not trained on."""
+    import cv2
+
+    from vision.detector import read_class_names, read_yolo_labels
+
+    names = read_class_names(real_dev / "classes.yaml")
+    trained = set(detector.meta.get("trained_on", []))
+    right = total = 0
+    wrong: Counter = Counter()
+    for p in sorted((real_dev / "images").glob("*.jpg")):
+        if p.name in trained:
+            continue
+        img = cv2.imread(str(p))
+        labels = [(n, b) for n, b in read_yolo_labels(real_dev / "labels" / f"{p.stem}.txt", names,
+                                                      img.shape[1], img.shape[0]) if n != "BACK"]
+        if not labels:
+            continue
+        probs = detector.classify_boxes(img, np.array([b for _, b in labels], np.float32))
+        for (truth, _), pr in zip(labels, probs):
+            guess = detector.cls_classes[int(pr.argmax())]
+            total += 1
+            right += guess == truth
+            if guess != truth:
+                wrong[(truth, guess)] += 1
+    return {"crops": total, "accuracy": right / max(total, 1), "top_errors": [[a, b, k] for (a, b), k in wrong.most_common(5)]}
+
+
+def bench_latency(detector, n: int = 40) -> dict:
+    rng = np.random.default_rng(5)
+    faces = [DeckArt.drawn()]
+    imgs = [render_scene(rng, faces, faces)[0] for _ in range(8)]
+    for img in imgs[:3]:
+        detector.detect(img)
+    total, stage1 = [], []
+    for k in range(n):
+        img = imgs[k % len(imgs)]
+        t = time.perf_counter()
+        detector._boxes(img)
+        stage1.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        detector.detect(img)
+        total.append(time.perf_counter() - t)
+    return {"median_ms": round(1000 * float(np.median(total)), 1),
+            "detector_stage_ms": round(1000 * float(np.median(stage1)), 1),
+            "p90_ms": round(1000 * float(np.percentile(total, 90)), 1), "runs": n}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--design", default=None, help="held-out design (default: the one in detector.json)")
+    ap.add_argument("--scenes", type=int, default=150)
+    ap.add_argument("--back-scenes", type=int, default=120)
+    ap.add_argument("--weights", default=None, help="model folder (default: models/)")
+    ap.add_argument("--skip", nargs="*", default=[], choices=["holdout", "backs", "latency"])
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    results: dict = {}
+    detector = None
+    if "holdout" not in args.skip or "latency" not in args.skip:
+        from vision.detector import Detector, DetectorError
+
+        try:
+            detector = Detector.load(args.weights)
+        except DetectorError as exc:
+            print(f"no detector: {exc}", file=sys.stderr)
+    have_shared = (args.shared / "cards").is_dir()
+    if detector is not None and "holdout" not in args.skip and have_shared:
+        design = args.design or detector.meta.get("recipe", {}).get("holdout", "jumbo-index")
+        r = bench_holdout(detector, args.shared, design, args.scenes)
+        results["holdout"] = {"design": design, **r}
+        if not args.json:
+            print(f"held-out design {design}: {r['images']} rendered scenes  precision {r['precision']:.4f}  "
+                  f"recall {r['recall']:.4f}  median {r['median_ms']:.1f} ms")
+            for a, b, k in r["confusions"][:5]:
+                print(f"    {a} read as {b}: {k}")
+    real_dev = args.shared / "datasets" / "real-dev"
+    if detector is not None and "holdout" not in args.skip and real_dev.is_dir():
+        r = bench_classifier_real(detector, real_dev)
+        results["classifier_real_dev"] = r
+        if not args.json:
+            print(f"classifier alone on real-dev labelled index boxes (photos not trained on): "
+                  f"{r['crops']} crops, accuracy {r['accuracy']:.4f}  errors {r['top_errors']}")
+    if "backs" not in args.skip and have_shared:
+        r = bench_backs(args.shared, args.back_scenes)
+        results["backs"] = r
+        if not args.json:
+            for key, what in (("all", "all face-down cards"), ("mostly_visible", ">= 60% visible")):
+                q = r[key]
+                print(f"backs ({what}): {q['backs']} of 8 registered colours: correct {q['correct']:.4f}  "
+                      f"wrong {q['wrong']:.4f}  unknown {q['unknown']:.4f}; {q['unregistered_backs']} of 9 "
+                      f"unregistered colours: rejected {q['unregistered_rejected']:.3f}")
+            for a, b, k in r["top_confusions"]:
+                print(f"    {a} -> {b}: {k}")
+    if detector is not None and "latency" not in args.skip:
+        r = bench_latency(detector)
+        results["latency"] = r
+        if not args.json:
+            print(f"latency per 640x640 input (2 threads): median {r['median_ms']} ms "
+                  f"(detector stage {r['detector_stage_ms']} ms), p90 {r['p90_ms']} ms")
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

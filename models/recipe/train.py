@@ -1,0 +1,215 @@
+"""Reproduce the shipped detector: build data, train both stages, export ONNX into models/.
+
+Run it in the training environment (``make -C models train``), never in the runtime venv:
+
+    YOLO_OFFLINE=1 .venv-train/bin/python models/recipe/train.py
+
+Offline by construction: the detector is built from `cards-det.yaml` (no weights are
+downloaded), the config dir and the font ultralytics looks for live under ``build/``, plots and
+AMP are off, ONNX export skips onnxslim. Fixed seeds throughout (data: ``--seed``; training:
+``seed=0, deterministic=True``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "build" / "train"
+MODELS = REPO / "models"
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+)
+
+
+def _offline_env() -> None:
+    """Keep ultralytics off the network: offline flag, private config dir holding its font."""
+    cfg = BUILD / "ultralytics-config"
+    cfg.mkdir(parents=True, exist_ok=True)
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_CONFIG_DIR"] = str(cfg)
+    if not (cfg / "Arial.ttf").exists():  # ultralytics downloads Arial.ttf when it is missing
+        for font in FONT_CANDIDATES:
+            if Path(font).is_file():
+                shutil.copy(font, cfg / "Arial.ttf")
+                break
+        else:
+            raise SystemExit("no TTF font found: apt-get install fonts-dejavu-core")
+
+
+def _log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenes", type=int, default=1100, help="rendered training scenes")
+    ap.add_argument("--val-scenes", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--holdout", default="jumbo-index", help="deck design kept out of training")
+    ap.add_argument("--real-copies", type=int, default=3, help="copies of each real-dev train-split photo (0: none)")
+    ap.add_argument("--det-imgsz", type=int, default=416)
+    ap.add_argument("--det-epochs", type=int, default=8)
+    ap.add_argument("--det-more", type=int, default=4, help="epochs of the second, gentler detector schedule")
+    ap.add_argument("--det-model", default=str(Path(__file__).with_name("cards-det.yaml")))
+    ap.add_argument("--cls-imgsz", type=int, default=64)
+    ap.add_argument("--cls-epochs", type=int, default=6)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-data", action="store_true", help="reuse build/train/data")
+    ap.add_argument("--stages", default="cls,det", help="which stages to train (others: reuse build/train/runs)")
+    ap.add_argument("--out", type=Path, default=MODELS, help="where the .onnx files and detector.json go")
+    args = ap.parse_args(argv)
+
+    _offline_env()
+    sys.path.insert(0, str(REPO))
+    from models.recipe import tv_shim
+
+    tv_shim.install()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from ultralytics import YOLO
+
+    from models.recipe.build_data import CLS_SIZE, build
+
+    data = BUILD / "data"
+    started = time.time()
+    if not args.skip_data:
+        _log("building data")
+        shared = args.shared if args.shared.is_dir() else None
+        build(data, args.scenes, args.val_scenes, args.seed, shared, args.holdout, args.real_copies, args.threads)
+    if args.cls_imgsz != CLS_SIZE:
+        _log(f"note: crops are {CLS_SIZE}px, classifier input {args.cls_imgsz}px")
+
+    runs = BUILD / "runs"
+    common = dict(device="cpu", workers=args.threads, plots=False, amp=False, seed=0, deterministic=True,
+                  project=str(runs), exist_ok=True, verbose=False)
+
+    stages = set(args.stages.split(","))
+    if "cls" in stages:
+        _log("training the index classifier")
+        from models.recipe.train_cls import train_classifier
+
+        train_classifier(data / "cls_upright", BUILD / "cls" / "cards_cls.onnx", epochs=args.cls_epochs, seed=0,
+                         upright=True, log=_log)
+    cls_onnx = BUILD / "cls" / "cards_cls.onnx"
+
+    if "det" in stages:
+        _log("training the index/back detector")
+        det = YOLO(args.det_model)
+        det.train(data=str(data / "det" / "data.yaml"), epochs=args.det_epochs, imgsz=args.det_imgsz, batch=16,
+                  nbs=16, name="det", degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0.5,
+                  val=False, patience=100, optimizer="AdamW", lr0=0.002, **common)
+    det_best = runs / "det" / "weights" / "last.pt"  # no validation during training: the last epoch
+    if args.det_more > 0:
+        if "det" in stages or "det-more" in stages:
+            # a second, gentler schedule from the first one's weights (how the shipped weights were
+            # made: the first 8 epochs fit the first time slot, these 4 the next)
+            _log("continuing the detector")
+            more = YOLO(str(det_best))
+            more.train(data=str(data / "det" / "data.yaml"), epochs=args.det_more, imgsz=args.det_imgsz, batch=16,
+                       nbs=16, name="det2", degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0,
+                       val=False, patience=100, optimizer="AdamW", lr0=0.001, **common)
+        det_best = runs / "det2" / "weights" / "last.pt"
+
+    export(det_best, cls_onnx, args.det_imgsz, args.cls_imgsz, args.out, args.shared, {
+        "seed": args.seed, "scenes": args.scenes, "holdout": args.holdout, "real_copies": args.real_copies,
+        "det_epochs": args.det_epochs, "det_more_epochs": args.det_more, "cls_epochs": args.cls_epochs, "det_model": Path(args.det_model).name,
+        "cls_model": "train_cls.py",
+        "train_minutes": round((time.time() - started) / 60, 1),
+    })
+    _log(f"done in {(time.time() - started) / 60:.1f} min")
+    return 0
+
+
+def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Path, shared: Path, recipe: dict) -> None:
+    """Export the detector to ONNX (no onnxslim: it would be fetched), store both models' weights
+    as float16 (half the size, same float32 compute) and write detector.json."""
+    from ultralytics import YOLO
+
+    from models.recipe.compact import compact
+
+    out.mkdir(parents=True, exist_ok=True)
+    det = YOLO(str(det_pt))
+    det_onnx = Path(det.export(format="onnx", imgsz=det_imgsz, simplify=False, dynamic=False, opset=17))
+    compact(det_onnx, out / "cards_det.onnx")
+    compact(cls_onnx, out / "cards_cls.onnx")
+    cls_meta = json.loads(cls_onnx.with_suffix(".json").read_text())
+    meta = {
+        "detector": {"file": "cards_det.onnx", "imgsz": det_imgsz, "classes": ["index", "back"]},
+        "classifier": {"file": "cards_cls.onnx", "imgsz": cls_imgsz, "classes": cls_meta["classes"],
+                       "upright": bool(cls_meta.get("upright", False)), "val_top1": round(cls_meta["val_acc"], 4)},
+        "recipe": recipe,
+    }
+    (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
+    add_trained_on(out, shared, int(recipe.get("real_copies", 0)))
+    tune_thresholds(out, shared)
+    _log(f"exported {out / 'cards_det.onnx'} and {out / 'cards_cls.onnx'}")
+
+
+def tune_thresholds(out: Path, shared: Path) -> dict:
+    """Pick ``det_conf`` / ``cls_conf`` maximising card-identity F1 on the real-dev photos that were
+    trained on (never on the half that is reported), and store them in detector.json."""
+    import cv2
+
+    from vision.detector import Detector, read_class_names, read_yolo_labels
+
+    meta_path = out / "detector.json"
+    meta = json.loads(meta_path.read_text())
+    real = shared / "datasets" / "real-dev"
+    trained = set(meta.get("trained_on", []))
+    chosen = {"det_conf": 0.25, "cls_conf": 0.5, "tuned_on": "defaults (no real-dev train split)"}
+    if trained and real.is_dir():
+        names = read_class_names(real / "classes.yaml")
+        det = Detector.load(out, det_conf=0.02, cls_conf=0.0)
+        seen = []
+        for p in sorted((real / "images").glob("*.jpg")):
+            if p.name not in trained:
+                continue
+            img = cv2.imread(str(p))
+            truth = {n for n, _ in read_yolo_labels(real / "labels" / f"{p.stem}.txt", names, img.shape[1], img.shape[0])}
+            seen.append((truth - {"BACK"}, [s for s in det.detect(img) if s.identity != "BACK"]))
+        best = -1.0
+        for dc in (0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3):
+            for cc in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+                tp = fp = fn = 0
+                for truth, found in seen:
+                    pred = {s.identity for s in found if s.det_confidence >= dc and s.cls_confidence >= cc}
+                    tp, fp, fn = tp + len(pred & truth), fp + len(pred - truth), fn + len(truth - pred)
+                f1 = 2 * tp / max(2 * tp + fp + fn, 1)
+                if f1 > best:
+                    best = f1
+                    chosen = {"det_conf": dc, "cls_conf": cc, "tuned_on": f"real-dev train split ({len(seen)} photos)",
+                              "f1": round(f1, 4), "precision": round(tp / max(tp + fp, 1), 4),
+                              "recall": round(tp / max(tp + fn, 1), 4)}
+    meta["thresholds"] = chosen
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    _log(f"thresholds: {chosen}")
+    return chosen
+
+
+def add_trained_on(out: Path, shared: Path, real_copies: int) -> None:
+    """Record in detector.json which real-dev photos were trained on, so eval-detector leaves
+    them out (figures are reported on the other half only)."""
+    from models.recipe.build_data import real_dev_split
+
+    meta_path = out / "detector.json"
+    meta = json.loads(meta_path.read_text())
+    images = shared / "datasets" / "real-dev" / "images"
+    trained = []
+    if real_copies > 0 and images.is_dir():
+        trained = sorted(p.name for p in images.glob("*.jpg") if real_dev_split(p.name) == "train")
+    meta["trained_on"] = trained
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Detector inference plumbing (letterbox, NMS, crops, label reading) and the shipped weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detector import (
+    Detector,
+    DetectorError,
+    Sighting,
+    letterbox,
+    nms,
+    read_class_names,
+    read_yolo_labels,
+    square_crop,
+)
+
+HAVE_WEIGHTS = True
+try:
+    _SHIPPED = Detector.load()
+except DetectorError:
+    HAVE_WEIGHTS = False
+
+needs_weights = pytest.mark.skipif(not HAVE_WEIGHTS, reason="no trained weights in models/")
+
+
+def test_letterbox_keeps_aspect_and_centres():
+    img = np.full((100, 200, 3), 255, np.uint8)
+    out, r, (left, top) = letterbox(img, 64)
+    assert out.shape == (64, 64, 3)
+    assert r == pytest.approx(0.32)
+    assert left == 0 and top == 16
+    assert (out[:top] == 114).all() and (out[top + 32:] == 114).all()
+    assert (out[top:top + 32] == 255).all()
+
+
+def test_nms_keeps_best_of_overlapping_and_separate_boxes():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60], [0, 0, 10, 10.5]], np.float32)
+    scores = np.array([0.6, 0.9, 0.5, 0.3], np.float32)
+    assert nms(boxes, scores, 0.5) == [1, 2]
+    assert nms(boxes, scores, 0.99) == [1, 0, 2, 3]
+
+
+def test_square_crop_centres_the_box_and_pads_outside():
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[40:60, 45:55] = 255  # a 10x20 "index"
+    crop = square_crop(img, (45, 40, 55, 60), 50, margin=1.25)
+    assert crop.shape == (50, 50, 3)
+    ys, xs = np.nonzero(crop[:, :, 0] > 128)
+    assert abs(xs.mean() - 24.5) < 1.5 and abs(ys.mean() - 24.5) < 1.5
+    assert ys.max() - ys.min() + 1 == pytest.approx(40, abs=2)  # 20 px of a 25 px side -> 40 of 50
+    edge = square_crop(img, (-10, -10, 5, 5), 32)  # mostly outside: replicated border, no error
+    assert edge.shape == (32, 32, 3)
+
+
+def test_read_class_names_inline_and_block(tmp_path):
+    (tmp_path / "a.yaml").write_text("nc: 3\nnames: ['10C', 'BACK', 'RED JOKER']\n")
+    assert read_class_names(tmp_path / "a.yaml") == ["10C", "BACK", "RED JOKER"]
+    (tmp_path / "b.yaml").write_text("names:\n  0: AS\n  1: 'KD'\nnc: 2\n")
+    assert read_class_names(tmp_path / "b.yaml") == ["AS", "KD"]
+    (tmp_path / "c.yaml").write_text("nc: 2\n")
+    with pytest.raises(ValueError):
+        read_class_names(tmp_path / "c.yaml")
+
+
+def test_read_yolo_labels_boxes_polygons_and_aliases(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("0 0.5 0.5 0.2 0.4\n2 0.1 0.1 0.3 0.1 0.3 0.5 0.1 0.5\n1 0.5 0.5 0.1 0.1\n\n")
+    labels = read_yolo_labels(path, ["10C", "BACK", "RED JOKER"], 200, 100)
+    assert labels[0] == ("10C", pytest.approx((80.0, 30.0, 120.0, 70.0)))
+    assert labels[1] == ("JOKER-R", pytest.approx((20.0, 10.0, 60.0, 50.0)))
+    assert labels[2][0] == "BACK"
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(DetectorError, match="not found"):
+        Detector.load(tmp_path / "nowhere")
+    with pytest.raises(DetectorError, match="detector.json"):
+        Detector.load(tmp_path)
+
+
+def test_sighting_dict_is_json_ready():
+    s = Sighting("QS", 0.912345, (1.04, 2.0, 3.0, 4.0), "index", 0.95, 0.96, [("QC", 0.02)])
+    d = s.to_dict()
+    assert d["identity"] == "QS" and d["box"] == [1.0, 2.0, 3.0, 4.0] and "owner" not in d
+    assert s.centre == (2.02, 3.0)
+
+
+@needs_weights
+def test_detect_rejects_non_bgr_input():
+    with pytest.raises(ValueError):
+        _SHIPPED.detect(np.zeros((10, 10), np.uint8))
+
+
+@needs_weights
+def test_shipped_detector_reads_clean_close_ups():
+    """A few drawn-deck cards laid flat on a plain table, indices big and clear."""
+    import cv2
+
+    from simulator.deck_art import CARD_SIZE, DeckArt
+
+    deck = DeckArt.drawn()
+    table = np.full((640, 640, 3), (60, 110, 40), np.uint8)
+    expected = ["AS", "10H", "QD"]
+    for k, name in enumerate(expected):
+        face = deck.face(name)
+        x0, y0 = 40 + k * 200, 150
+        w, h = CARD_SIZE[0] * 0.7, CARD_SIZE[1] * 0.7
+        src = np.float32([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]])
+        dst = np.float32([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]])
+        warped = cv2.warpPerspective(face, cv2.getPerspectiveTransform(src, dst), (640, 640))
+        a = warped[:, :, 3:4] / 255.0
+        table = (table * (1 - a) + warped[:, :, :3] * a).astype(np.uint8)
+    found = _SHIPPED.detect(table)
+    names = {s.identity for s in found}
+    assert set(expected) <= names, [(s.identity, round(s.confidence, 2)) for s in found]
+    for s in found:
+        assert 0 <= s.box[0] < s.box[2] <= 640 and 0 <= s.box[1] < s.box[3] <= 640
+        assert 0.0 < s.confidence <= 1.0
