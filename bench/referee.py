@@ -180,6 +180,7 @@ def main() -> int:
     ap.add_argument("--appends", type=int, default=1000, help="events appended one by one (default 1000)")
     ap.add_argument("--rounds", type=int, default=100, help="rounds fed to the engine for throughput (default 100)")
     args = ap.parse_args()
+    os.makedirs(args.dir, exist_ok=True)  # a --dir that does not exist yet is created
     big = make_game(args.rounds)
     n_obs = sum(1 for e in big if e["type"] == "card_touched")
     batch, cpu, live = bench_engine(big)
