@@ -211,8 +211,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=4.0, help="length of each measuring window")
     parser.add_argument("--cycles", type=int, default=3, help="pairs of windows (alone, with spectators)")
-    parser.add_argument("--mjpeg-fps", type=float, default=None,
-                        help="cap each spectator's live view (create_app(mjpeg_max_fps=...)); default: every frame")
+    parser.add_argument("--mjpeg-fps", type=float, default=15.0,
+                        help="cap each spectator's live view (create_app(mjpeg_max_fps=...)); default: the product's 15")
     args = parser.parse_args()
 
     from web_dashboard import sample

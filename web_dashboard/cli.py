@@ -31,8 +31,8 @@ def register(subparsers: Any) -> None:
                    help="folder of the recorded footage the log registers (default: the log's folder)")
     p.add_argument("--settings", metavar="TABLE.toml",
                    help="players and rules for a new game (only for a log with no events yet)")
-    p.add_argument("--mjpeg-fps", type=float, metavar="FPS",
-                   help="cap the live view each spectator is sent (default: every frame the camera publishes)")
+    p.add_argument("--mjpeg-fps", type=float, metavar="FPS", default=15.0,
+                   help="cap the live view each spectator is sent (default: %(default)g)")
     p.add_argument("--threads", type=int, default=160,
                    help="server threads; each open live view holds two (default 160)")
     p.set_defaults(handler=serve_command)
