@@ -34,6 +34,26 @@ class SettingsError(ValueError):
     """A table configuration that cannot be used; the message names the setting at fault."""
 
 
+def read_table_file(path: str | Path, error: type[Exception] | None = None) -> dict[str, Any]:
+    """The raw table configuration in a ``.json`` or TOML file, as a dict (the one reader of that
+    file: the referee takes ``players``/``rules`` from it, vision ``camera``/``calibration``/``zones``).
+    Failures raise ``error`` (default :class:`SettingsError`) naming the file."""
+    error = error or SettingsError
+    path = Path(path)
+    is_json = path.suffix.lower() == ".json"
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"{path}: cannot read the table file ({exc.strerror})") from None
+    try:
+        data = json.loads(raw.decode("utf-8")) if is_json else tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: not valid {'JSON' if is_json else 'TOML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a table of settings at the top level")
+    return data
+
+
 # name -> allowed values (first is the default, as in RULES.md)
 CHOICES: dict[str, tuple[str, ...]] = {
     "teams": ("off", "pairs"),
@@ -226,17 +246,7 @@ class TableSettings:
     def load(cls, path: str | Path) -> "TableSettings":
         """Read a ``.toml`` or ``.json`` file (decided by the suffix; TOML otherwise)."""
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise SettingsError(f"{path}: cannot read settings file ({exc.strerror})") from None
-        try:
-            if path.suffix.lower() == ".json":
-                data = json.loads(raw.decode("utf-8"))
-            else:
-                data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {exc}") from None
+        data = read_table_file(path, SettingsError)
         try:
             return cls.from_dict(data)
         except SettingsError as exc:

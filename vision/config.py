@@ -16,12 +16,12 @@ seats go clockwise (seen from above: bottom, left, top, right for four players).
 
 from __future__ import annotations
 
-import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+
+from referee.settings import read_table_file
 
 Point = tuple[float, float]
 
@@ -138,14 +138,7 @@ class VisionConfig:
     @classmethod
     def load(cls, path: str | Path) -> "VisionConfig":
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read config ({exc.strerror})") from None
-        try:
-            data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {exc}") from None
+        data = read_table_file(path, ConfigError)
         try:
             return cls.from_dict(data)
         except ConfigError as exc:
