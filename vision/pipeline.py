@@ -15,7 +15,6 @@ in the right round first.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -311,21 +310,10 @@ def _flag(event: dict[str, Any], reason: str):
 
 
 def read_table_events(path: str | Path) -> list[dict[str, Any]]:
-    """Non-visual events (round_started, nerts_called, everyone_stuck, round_ended, game_started)
-    from a JSONL file; card events in it are ignored (vision reports those)."""
+    """Non-visual events (round_started, nerts_called, everyone_stuck, round_ended) from a JSONL
+    file of referee events; card events in it are ignored (vision reports those). Each line is
+    checked by the referee's own reader, so a bad line is named exactly as ``replay`` names it."""
+    from referee.eventlog import read_jsonl
+
     keep = {"round_started", "nerts_called", "everyone_stuck", "round_ended"}
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                ev = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
-            if not isinstance(ev, dict) or "type" not in ev:
-                raise ValueError(f"{path}:{n}: expected an event object with a 'type'")
-            if ev["type"] in keep:
-                out.append(ev)
-    return out
+    return [ev for ev in read_jsonl(path) if ev["type"] in keep]
