@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-data", action="store_true", help="reuse build/train/data")
     ap.add_argument("--stages", default="cls,det", help="which stages to train (others: reuse build/train/runs)")
     ap.add_argument("--out", type=Path, default=MODELS, help="where the .onnx files and detector.json go")
+    ap.add_argument("--float", action="store_true", help="ship float weights instead of int8")
     args = ap.parse_args(argv)
 
     _offline_env()
@@ -125,23 +126,27 @@ def main(argv: list[str] | None = None) -> int:
         "det_epochs": args.det_epochs, "det_more_epochs": args.det_more, "cls_epochs": args.cls_epochs, "det_model": Path(args.det_model).name,
         "cls_model": "train_cls.py",
         "train_minutes": round((time.time() - started) / 60, 1),
-    })
+    }, int8=not args.float)
     _log(f"done in {(time.time() - started) / 60:.1f} min")
     return 0
 
 
-def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Path, shared: Path, recipe: dict) -> None:
+def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Path, shared: Path, recipe: dict,
+           int8: bool = True) -> None:
     """Export the detector to ONNX (no onnxslim: it would be fetched), store both models' weights
-    as float16 (half the size, same float32 compute) and write detector.json."""
+    as float16 in ``build/train/float``, quantize them to int8 into ``out`` (the 2-core latency
+    target; ``int8=False`` ships the float ones) and write detector.json with tuned thresholds."""
     from ultralytics import YOLO
 
     from models.recipe.compact import compact
+    from models.recipe.quantize import quantize_folder
 
-    out.mkdir(parents=True, exist_ok=True)
+    float_dir = BUILD / "float"
+    float_dir.mkdir(parents=True, exist_ok=True)
     det = YOLO(str(det_pt))
     det_onnx = Path(det.export(format="onnx", imgsz=det_imgsz, simplify=False, dynamic=False, opset=17))
-    compact(det_onnx, out / "cards_det.onnx")
-    compact(cls_onnx, out / "cards_cls.onnx")
+    compact(det_onnx, float_dir / "cards_det.onnx")
+    compact(cls_onnx, float_dir / "cards_cls.onnx")
     cls_meta = json.loads(cls_onnx.with_suffix(".json").read_text())
     meta = {
         "detector": {"file": "cards_det.onnx", "imgsz": det_imgsz, "classes": ["index", "back"]},
@@ -149,8 +154,14 @@ def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Pa
                        "upright": bool(cls_meta.get("upright", False)), "val_top1": round(cls_meta["val_acc"], 4)},
         "recipe": recipe,
     }
-    (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
-    add_trained_on(out, shared, int(recipe.get("real_copies", 0)))
+    (float_dir / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
+    add_trained_on(float_dir, shared, int(recipe.get("real_copies", 0)))
+    out.mkdir(parents=True, exist_ok=True)
+    if int8:
+        quantize_folder(float_dir, out, shared if shared.is_dir() else None, log=_log)
+    else:
+        for name in ("cards_det.onnx", "cards_cls.onnx", "detector.json"):
+            shutil.copy(float_dir / name, out / name)
     tune_thresholds(out, shared)
     _log(f"exported {out / 'cards_det.onnx'} and {out / 'cards_cls.onnx'}")
 
