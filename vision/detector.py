@@ -345,14 +345,12 @@ class Detector:
             alts = [(self.cls_classes[k], float(p[k])) for k in order[1:4] if not self.cls_classes[k].startswith("_")]
             out.append(Sighting(best, float(conf[row] * p[order[0]]), tuple(float(v) for v in boxes[row]),
                                 "index", float(conf[row]), float(p[order[0]]), alts))
-        for row, c in enumerate(cls_id):
-            if self.det_classes[c] != "back":
-                continue
-            box = tuple(float(v) for v in boxes[row])
-            owner = None
-            if self.backs is not None:
-                match = self.backs.classify(image_bgr, box)
-                owner = match.owner if match.known else None
+        back_rows = [row for row, c in enumerate(cls_id) if self.det_classes[c] == "back"]
+        back_boxes = [tuple(float(v) for v in boxes[row]) for row in back_rows]
+        # all backs of the frame at once: a card lying across another explains part of its box
+        matches = self.backs.classify_frame(image_bgr, back_boxes) if self.backs is not None and back_boxes else []
+        owners = [m.owner if m.known else None for m in matches] or [None] * len(back_rows)
+        for row, box, owner in zip(back_rows, back_boxes, owners):
             out.append(Sighting("BACK", float(conf[row]), box, "back", float(conf[row]), 1.0, [], owner))
         out.sort(key=lambda s: -s.confidence)
         return out
