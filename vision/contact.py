@@ -180,6 +180,8 @@ def last_pause(times: np.ndarray, positions: np.ndarray, rest_index: int, rest_p
     a later (earlier in time) drop below ``ratio`` of that peak is the pause between two moves.
     """
     p, t = positions, times
+    if not 0 <= rest_index < len(t):
+        raise ValueError(f"rest index {rest_index} outside the {len(t)} samples")
     j = rest_index - 1
     while j > 0 and np.linalg.norm(p[j] - rest_pos) <= rest_mm:
         j -= 1
@@ -268,6 +270,9 @@ def estimate_for_track(times: np.ndarray, positions: np.ndarray, rest_index: int
     move is fitted (with its known start, the pause, when it is seen in too few frames for a free
     fit). Tracks too short for any fit fall back to the midpoint of the last interval before the
     rest, with the uncertainty of a uniform interval.
+
+    This is the quick first estimate made when a card comes to rest; :func:`estimate_placement`
+    (reach or reach + final move, with the pile as target) re-times the play when it is reported.
     """
     if rest_pos is None:
         rest_pos = np.median(positions[rest_index : rest_index + 3], axis=0)
@@ -338,6 +343,8 @@ def order_with_occlusion(first: ContactEstimate, second: ContactEstimate,
     w_pos = reliability * p_timing
     w_neg = (1 - reliability) * (1 - p_timing)
     p_first = w_pos / (w_pos + w_neg)
+    if p_first < 0.5:
+        return first, second  # a weak cue that does not overturn the clock: keep it as measured
     p_first = min(max(p_first, 0.5 + 1e-6), 1 - 1e-9)
     z = NormalDist().inv_cdf(p_first)
     # typical gap under the posterior: the timing gap if positive, else the mean of N(0, s) given > 0
@@ -347,3 +354,296 @@ def order_with_occlusion(first: ContactEstimate, second: ContactEstimate,
     u = min(u, max(first.uncertainty_ms, second.uncertainty_ms, gap * 1000.0))
     mid = (first.t + second.t) / 2
     return first.shifted(mid - gap / 2, u), second.shifted(mid + gap / 2, u)
+
+
+# --- placement: reach, optional final move, slide -------------------------------------------------
+# A card is often not put down in one reach: the hand brings it near the pile, then places it with
+# a short final move (a hover, a wait for a gap between other hands, a correction), and a let-go
+# card may slide a few millimetres. Fitted as one reach only, such a play is timed at the end of
+# the reach, ~0.1 s before the real contact. :func:`fit_placement` fits both shapes, and the
+# contact time's uncertainty comes from the profile of the fit over the contact time across both,
+# so a path that cannot tell "one reach" from "reach + final move" says so in its sigma.
+
+SLIDE_S = 0.10  # a let-go card's slide settles within about this long
+SLIDE_MM = 3.0  # ... and moves it a few millimetres (1 sigma per axis); a longer move is a hand's
+FINAL_MOVE_S, FINAL_MOVE_LOG_SD = 0.13, 0.35  # prior on a final placing move's duration
+FINAL_MOVE_MIN_MM = 10.0  # ... and its length
+MODEL_PENALTY = 20.0  # extra parameters of the two-move shape, in units of noise variance (BIC-like)
+
+
+@dataclass(frozen=True)
+class PlacementFit:
+    t: float  # contact, s (posterior mean over the contact-time profile)
+    sigma_ms: float  # 1 sigma from the profile (before model-error terms)
+    two_moves: bool  # the best fit has a separate final move
+    rss: float
+    noise_mm: float
+    end: tuple[float, float]
+    start: tuple[float, float]
+    duration: float  # of the final move (two moves) or the reach
+    components: tuple = ()  # (t, sigma_ms, weight, two_moves) of each shape
+
+
+def _design(t: np.ndarray, tc: np.ndarray, T1: np.ndarray, T2: np.ndarray, gap: np.ndarray,
+            reach_end: np.ndarray | None = None) -> np.ndarray:
+    """Columns [1, reach, final move, slide] at times ``t`` for every candidate; (k, n, 4).
+    ``T2 == 0``: one reach ending at contact (its final-move column is dropped to zeros). The
+    reach ends ``gap`` before the final move starts, or at ``reach_end`` when given."""
+    one = T2 <= 0
+    t2 = tc - T2  # final move starts
+    t1 = np.where(one, tc, t2 - gap if reach_end is None else reach_end)  # reach ends
+    e1 = min_jerk((t[None, :] - (t1 - T1)[:, None]) / T1[:, None])
+    e2 = np.where(one[:, None], 0.0, min_jerk((t[None, :] - t2[:, None]) / np.maximum(T2, 1e-3)[:, None]))
+    e3 = min_jerk((t[None, :] - tc[:, None]) / SLIDE_S)
+    return np.stack([np.ones_like(e1), e1, e2, e3], axis=2)
+
+
+SLIDE_PRIOR = 1.0 / SLIDE_MM**2  # ridge on the slide column (noise variance ~1 mm^2)
+
+
+def _solve(X: np.ndarray, xy: np.ndarray, w: np.ndarray, ridge: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted least squares for every candidate design, the slide (last column) held to a few
+    millimetres by a Gaussian prior: (penalised rss (k,), coefficients (k, m, 2))."""
+    m = X.shape[2]
+    prior = np.full(m, ridge)
+    prior[-1] = SLIDE_PRIOR
+    XwT = (X * w[None, :, None]).transpose(0, 2, 1)
+    A = XwT @ X + np.diag(prior)[None]
+    b = XwT @ xy
+    coef = np.linalg.solve(A, b)
+    pred = X @ coef
+    rss = (((pred - xy[None]) ** 2).sum(axis=2) * w[None, :]).sum(axis=1) + SLIDE_PRIOR * (coef[:, -1, :] ** 2).sum(axis=1)
+    return rss, coef
+
+
+def _shape_residuals(tt: np.ndarray, xy: np.ndarray, sw: np.ndarray, two: bool, gap: float):
+    """Weighted residuals of one shape for the free times: (tc, T1) or (tc, T1, T2)."""
+    def fun(p: np.ndarray) -> np.ndarray:
+        tc, T1 = p[0], max(p[1], 0.05)
+        T2 = max(p[2], 0.03) if two else 0.0
+        X = _design(tt, np.array([tc]), np.array([T1]), np.array([T2]), np.array([gap if two else 0.0]))
+        if not two:
+            X = X[:, :, [0, 1, 3]]
+        _, coef = _solve(X, xy, sw**2)
+        res = X[0] @ coef[0] - xy
+        return np.concatenate([(res * sw[:, None]).ravel(), math.sqrt(SLIDE_PRIOR) * coef[0, -1]])
+    return fun
+
+
+def fit_placement(t: np.ndarray, xy: np.ndarray, t_rest: float, weights: np.ndarray | None = None,
+                  before_s: float = 0.40, noise_floor_mm: float = 0.7,
+                  target: tuple[float, float] | None = None, target_mm: float = 8.0,
+                  latest: float | None = None) -> PlacementFit:
+    """Contact time of a card path ``t`` (s), ``xy`` (mm) that comes to rest at ``t_rest``.
+
+    The samples should cover the approach and a few frames at rest. Two shapes are fitted: one
+    minimum-jerk reach ending at contact, and a reach followed (after an optional pause) by a
+    short final move ending at contact; both with a slide after contact. Each is refined by
+    Levenberg-Marquardt from the best grid point; the contact time is the mixture of both shapes'
+    Laplace approximations weighted by their evidence (a BIC-like penalty for the extra move), so
+    a path that cannot tell the shapes apart states the spread between them as its uncertainty.
+    ``weights``: per-sample inverse variance (relative), e.g. lower for samples under a hand.
+    ``target``: where the pile lies, when known: the contact is on the pile (within ``target_mm``),
+    so a reach that ends beside it (a hand waiting) is not the contact. ``latest``: the latest
+    possible contact when the card was lost from view before it reached the pile.
+    """
+    from scipy.optimize import least_squares
+
+    t = np.asarray(t, dtype=np.float64)
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    if len(t) < 5:
+        raise ValueError(f"need at least 5 samples to fit a placement, got {len(t)}")
+    w = np.ones(len(t)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w / w.mean()
+    sw = np.sqrt(w)
+    t0 = t[0]
+    tt = t - t0
+    rest = t_rest - t0
+    hi = max(min(rest + 0.10, tt[-1]), rest + 0.005)
+    if latest is not None:
+        hi = max(hi, latest - t0)
+    tcs = np.arange(max(rest - before_s, tt[0] + 0.05), hi, 0.005)
+    T1s = np.geomspace(0.15, 1.2, 9)
+    T2s = np.array([0.0, 0.06, 0.09, 0.12, 0.16, 0.22])
+    gaps = np.array([0.0, 0.15, 0.35])
+    TC, A1, A2, G = (a.ravel() for a in np.meshgrid(tcs, T1s, T2s, gaps, indexing="ij"))
+    keep = (A2 > 0) | (G == 0)  # the pause only exists between two moves
+    TC, A1, A2, G = TC[keep], A1[keep], A2[keep], G[keep]
+    rss, ccoef = _solve(_design(tt, TC, A1, A2, G), xy, w)
+    n = len(tt)
+    var0 = max(float(rss.min()) / max(2 * n - 9, 1), noise_floor_mm**2)  # noise level, for the priors
+    # one reach: Levenberg-Marquardt from the best grid point, Laplace approximation for its sigma
+    sel = np.nonzero(A2 == 0)[0]
+    k = sel[int(np.argmin(rss[sel]))]
+    x0 = np.array([TC[k], A1[k]])
+    fun = _shape_residuals(tt, xy, sw, False, 0.0)
+    x, r, J = x0, float(rss[k]), None
+    try:
+        fit = least_squares(fun, x0, x_scale=[0.01, 0.05], diff_step=1e-4, method="lm")
+        if float((fit.fun**2).sum()) <= r:
+            x, r, J = fit.x, float((fit.fun**2).sum()), fit.jac
+    except (ValueError, np.linalg.LinAlgError):
+        pass
+    # two moves: the clipped profile of a short final move is too flat for Gauss-Newton, so a fine
+    # grid around the best coarse point, marginalised over the final move's and reach's durations
+    sel = np.nonzero(A2 > 0)[0]
+    k2 = sel[int(np.argmin(rss[sel]))]
+    tgt = None if target is None else np.asarray(target, dtype=np.float64)
+    centre, T1c = float(TC[k2]), float(A1[k2])
+    t1c = float(TC[k2] - A2[k2] - G[k2])  # where the coarse fit's reach ended
+    fT2 = np.arange(0.04, 0.27, 0.015)
+    for _ in range(3):
+        ftc = np.arange(centre - 0.03, centre + 0.0301, 0.003)
+        fT1 = T1c * np.array([0.75, 0.87, 1.0, 1.15, 1.33])
+        fE = t1c + np.array([-0.05, -0.025, 0.0, 0.025, 0.05])
+        FC, F1, F2, FE = (a.ravel() for a in np.meshgrid(ftc, fT1, fT2, fE, indexing="ij"))
+        ok = FE <= FC - 0.02  # the reach ends before contact
+        FC, F1, F2, FE = FC[ok], F1[ok], F2[ok], FE[ok]
+        frss, fcoef = _solve(_design(tt, FC, F1, F2, np.zeros(len(FC)), reach_end=FE), xy, w)
+        if tgt is not None:
+            miss = fcoef[:, 0] + fcoef[:, 1] + fcoef[:, 2] - tgt[None]
+            frss = frss + var0 * (miss**2).sum(axis=1) / target_mm**2
+        # a final placing move lasts about a tenth of a second or two (log-normal prior) and
+        # covers more than position noise and a slide: a few-millimetre "move" is not one
+        frss = frss + var0 * (np.log(F2 / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD) ** 2
+        amp = np.linalg.norm(fcoef[:, 2], axis=1)
+        frss = frss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - amp, 0.0) / 2.0) ** 2
+        kb2 = int(np.argmin(frss))
+        if abs(FC[kb2] - centre) < 0.024 and F1[kb2] == T1c and FE[kb2] == t1c:
+            break
+        centre, T1c, t1c = float(FC[kb2]), float(F1[kb2]), float(FE[kb2])  # at the grid's edge: look again
+
+    def two_penalised(FC, F1, F2, FE):
+        frss, fcoef = _solve(_design(tt, FC, F1, F2, np.zeros(len(FC)), reach_end=FE), xy, w)
+        if tgt is not None:
+            miss = fcoef[:, 0] + fcoef[:, 1] + fcoef[:, 2] - tgt[None]
+            frss = frss + var0 * (miss**2).sum(axis=1) / target_mm**2
+        frss = frss + var0 * (np.log(F2 / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD) ** 2
+        amp = np.linalg.norm(fcoef[:, 2], axis=1)
+        return frss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - amp, 0.0) / 2.0) ** 2
+
+    # the reach's duration matters to a few percent over a fast reach: refine all four times
+    # continuously (as for the one-reach shape), then profile the contact time around the result
+    def fun2(p: np.ndarray) -> np.ndarray:
+        """Residuals whose sum of squares is ``two_penalised``: samples, slide, priors, target."""
+        tc_, T1_, T2_ = p[0], max(p[1], 0.05), min(max(p[2], 0.03), 0.4)
+        X = _design(tt, np.array([tc_]), np.array([T1_]), np.array([T2_]), np.zeros(1),
+                    reach_end=np.array([min(p[3], tc_ - 0.02)]))
+        _, coef = _solve(X, xy, w)
+        c = coef[0]
+        res = [((X[0] @ c - xy) * sw[:, None]).ravel(), math.sqrt(SLIDE_PRIOR) * c[-1],
+               [math.sqrt(var0) * math.log(T2_ / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD,
+                math.sqrt(var0) * max(FINAL_MOVE_MIN_MM - float(np.linalg.norm(c[2])), 0.0) / 2.0]]
+        if tgt is not None:
+            res.append(math.sqrt(var0) * (c[0] + c[1] + c[2] - tgt) / target_mm)
+        return np.concatenate(res)
+
+    try:
+        # two starts: the grid's best, and a final move of typical length ending as the card stops
+        starts = [np.array([FC[kb2], F1[kb2], F2[kb2], FE[kb2]]),
+                  np.array([rest, max(float(x[1]), 0.15), FINAL_MOVE_S, rest - FINAL_MOVE_S])]
+        p2, best_v = None, float(frss[kb2])
+        for p0 in starts:
+            fit2 = least_squares(fun2, p0, x_scale=[0.01, 0.05, 0.02, 0.02], diff_step=1e-4, method="lm",
+                                 max_nfev=25)
+            v = float((fit2.fun**2).sum())
+            if v < best_v:
+                p2, best_v = fit2.x, v
+        if p2 is not None:
+            ftc = np.arange(p2[0] - 0.04, p2[0] + 0.0401, 0.002)
+            FC, F2 = (a.ravel() for a in np.meshgrid(ftc, fT2, indexing="ij"))
+            F1 = np.full(len(FC), max(p2[1], 0.05))
+            FE = np.minimum(np.full(len(FC), p2[3]), FC - 0.02)
+            frss = two_penalised(FC, F1, F2, FE)
+            kb2 = int(np.argmin(frss))
+    except (ValueError, np.linalg.LinAlgError):
+        pass
+    r2 = float(frss.min())
+    var = max(min(r, r2) / max(2 * n - 9, 1), noise_floor_mm**2)
+    sd1 = 0.05
+    if J is not None:
+        try:
+            sd1 = math.sqrt(max(float(np.linalg.inv(J.T @ J)[0, 0] * var), 0.0))
+        except np.linalg.LinAlgError:
+            pass
+    sd1 = min(sd1, 0.1) if math.isfinite(sd1) else 0.05
+    if tgt is not None:
+        X1 = _design(tt, np.array([x[0]]), np.array([max(x[1], 0.05)]), np.array([0.0]), np.array([0.0]))[:, :, [0, 1, 3]]
+        _, c1 = _solve(X1, xy, w)
+        r = r + var0 * float(((c1[0, 0] + c1[0, 1] - tgt) ** 2).sum()) / target_mm**2
+    pw = np.exp(-(frss - r2) / (2 * var))
+    pw /= pw.sum()
+    mu2 = float((pw * FC).sum())
+    sd2 = math.sqrt(max(float((pw * (FC - mu2) ** 2).sum()), 1e-8))
+    # the fine grid spans +-30 ms; a final move hidden from view may lie anywhere in a longer
+    # interval: the coarse grid's profile over the contact time (same priors) says how long
+    two_c = A2 > 0
+    crss = rss[two_c] + var0 * (np.log(A2[two_c] / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD) ** 2
+    crss = crss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - np.linalg.norm(ccoef[two_c, 2], axis=1), 0.0) / 2.0) ** 2
+    if tgt is not None:
+        cm = ccoef[two_c, 0] + ccoef[two_c, 1] + ccoef[two_c, 2] - tgt[None]
+        crss = crss + var0 * (cm**2).sum(axis=1) / target_mm**2
+    ctc = TC[two_c]
+    order = np.argsort(ctc)
+    u_tc, first = np.unique(ctc[order], return_index=True)
+    prof = np.minimum.reduceat(crss[order], first)
+    pc = np.exp(-(prof - prof.min()) / (2 * var))
+    pc /= pc.sum()
+    mc = float((pc * u_tc).sum())
+    sdc = math.sqrt(max(float((pc * (u_tc - mc) ** 2).sum()), 0.0))
+    if sdc > sd2:  # the wide view is the honest one: its mean and spread
+        mu2, sd2 = mc, sdc
+    comps = [(r, float(x[0]), sd1, False, np.array([x[0], x[1]]), 0.0),
+             (r2 + MODEL_PENALTY * var, mu2, sd2, True, np.array([FC[kb2], F1[kb2], F2[kb2]]), float(FE[kb2]))]
+    s_min = min(c[0] for c in comps)
+    wts = np.array([math.exp(-(c[0] - s_min) / (2 * var)) for c in comps])
+    wts /= wts.sum()
+    mus = np.array([c[1] for c in comps])
+    sds = np.array([c[2] for c in comps])
+    mean = float((wts * mus).sum())
+    sd = math.sqrt(float((wts * (sds**2 + (mus - mean) ** 2)).sum()))
+    best = comps[int(np.argmax(wts))]
+    _, tc, _, two, x, gap = best
+    T1 = max(float(x[1]), 0.05)
+    T2 = max(float(x[2]), 0.03) if two else 0.0
+    X = _design(tt, np.array([float(x[0])]), np.array([T1]), np.array([T2]), np.zeros(1),
+                reach_end=np.array([gap]) if two else None)[0]
+    _, coef = _solve(X[None], xy, w)
+    coef = coef[0]
+    end = coef[0] + coef[1] + coef[2]  # where the reach and final move ended: the contact point
+    return PlacementFit(t=mean + t0, sigma_ms=sd * 1000.0, two_moves=two, rss=float(best[0]),
+                        noise_mm=math.sqrt(var), end=(float(end[0]), float(end[1])),
+                        start=(float(coef[0][0]), float(coef[0][1])), duration=T2 if two else T1,
+                        components=tuple((float(c[1] + t0), float(c[2] * 1000), float(wt), c[3])
+                                         for c, wt in zip(comps, wts)))
+
+
+def estimate_placement(times: np.ndarray, positions: np.ndarray, rest_index: int, fps: float,
+                       occluded: np.ndarray | None = None, target: tuple[float, float] | None = None,
+                       window_s: float = 1.0, after: int = 6, latest: float | None = None) -> ContactEstimate | None:
+    """:func:`fit_placement` on the samples from ``window_s`` before the rest to ``after`` samples
+    into it, with an honest uncertainty (model floor, few samples, contact hidden from view);
+    ``None`` when the path is too short to fit (the caller falls back to simpler cues)."""
+    times = np.asarray(times, dtype=np.float64)
+    positions = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
+    if not 0 <= rest_index < len(times):
+        raise ValueError(f"rest index {rest_index} outside the {len(times)} samples")
+    t_rest = float(times[rest_index])
+    idx = np.nonzero((times >= t_rest - window_s) & (np.arange(len(times)) <= rest_index + after))[0]
+    if len(idx) < 6:
+        return None
+    moving = np.linalg.norm(positions[idx] - positions[rest_index], axis=1) > 8.0
+    if moving.sum() < 3:
+        return None  # never seen arriving: nothing to fit
+    occ = np.zeros(len(idx)) if occluded is None else np.clip(np.asarray(occluded, dtype=np.float64)[idx], 0, 1)
+    try:
+        fit = fit_placement(times[idx], positions[idx], t_rest, weights=1.0 / (1.0 + 2.0 * occ) ** 2, target=target,
+                            latest=latest)
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    before = times[times <= fit.t]
+    last_seen = float(before.max()) if len(before) else float(times[0])
+    unseen = fit.t - last_seen - 1.0 / fps  # contact falls between frames: one interval is not "missed"
+    sigma = max(honest_sigma_ms(fit.sigma_ms, unseen, max(2 * len(idx) - 9, 1)), MIN_UNCERTAINTY_MS)
+    start = fit.start if not fit.two_moves else None
+    return ContactEstimate(fit.t, float(sigma), fit.noise_mm, fit.end, start or fit.end, fit.duration)

@@ -27,7 +27,7 @@ import numpy as np
 from vision.attribution import Attributor
 from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
-from vision.contact import ContactEstimate, estimate_for_track, order_with_occlusion
+from vision.contact import ContactEstimate, estimate_for_track, estimate_placement, order_with_occlusion
 from vision.foundations import FoundationRegistry, Pile
 from vision.tracking import CardTrack
 
@@ -70,6 +70,12 @@ class Landing:
     on_pile: bool = False  # placed on a pile (presumed after a hover, see _presume_on_pile)
     legal: bool = True  # whether its current read is legal where it lies (set when resolved)
     canceled: bool = False  # it was not a landing after all (a hover, a card carried on)
+    retimed: bool = False  # contact re-estimated with the frames seen after the landing
+
+    @property
+    def path(self) -> list:
+        """The samples ``rest_index`` indexes: the joined path when remeasured, else the track's."""
+        return self.samples or self.track.samples
 
 
 @dataclass
@@ -201,10 +207,28 @@ class PlayReader:
         while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= self.s.rest_mm:
             i -= 1
         times = np.array([s.t for s in samples], dtype=np.float64)
-        contact = estimate_for_track(times, pos, i, self.fps)
         rest = (float(centre[0]), float(centre[1]))
+        # a quick first estimate; the placement fit re-times the play when it is reported (_retime)
+        contact = estimate_for_track(times, pos, i, self.fps)
         player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
         return i, rest, contact, player, conf, how
+
+    def _spot(self, rest: Point) -> tuple[float, float] | None:
+        """Where the pile a card rests at (or beside) lies: its contact was there."""
+        pile = self.registry.nearest(rest[0], rest[1])
+        return (pile.x, pile.y) if pile is not None else None
+
+    def _retime(self, landing: Landing) -> None:
+        """Time the contact again with every frame seen since the landing (the settling frames pin
+        down the end of a final move) before reporting it."""
+        path = landing.path
+        i = min(landing.rest_index, len(path) - 1)
+        times = np.array([s.t for s in path], dtype=np.float64)
+        pos = np.array([(s.x, s.y) for s in path], dtype=np.float64)
+        occ = np.array([s.occluded for s in path], dtype=np.float64)
+        est = estimate_placement(times, pos, i, self.fps, occluded=occ, target=self._spot(landing.rest))
+        if est is not None:
+            landing.contact = est
 
     def _remeasure(self, landing: Landing) -> None:
         """A card whose read changed along its path (blur early, sharp later) was split into
@@ -484,64 +508,80 @@ class PlayReader:
             if not final and t - both < self.s.confirm_s + 3 / self.fps:
                 return []  # let the occlusion evidence build up
             return self._report_contest(landing, rival, t)
+        if not landing.on_pile and not landing.retimed:
+            landing.retimed = True
+            self._retime(landing)
         return [self._report(landing, label, pile, legal, t)]
 
     def _refit_contest(self, a: Landing, b: Landing, spot: Point) -> None:
         """Re-time two copies that converged on one pile, re-deciding which sample is whose.
 
-        Near the pile the two reaches overlap and a tracker may swap them, so each reach is first
-        fitted to its own samples far from the pile only (``contest_far_mm``); then every sample
-        of either track is given to the reach whose fitted path passes nearer to it at that time
-        (within ``reassign_mm``), and both reaches are fitted again: data association by motion
-        model rather than by frame-to-frame overlap.
+        Near the pile the two paths overlap and a tracker may swap them (or give one copy's final
+        move to a fresh track), but the copies come from different seats: every sample of either
+        track that lies off the pile is given to the copy on whose side of the pile it lies (the
+        side its far approach came from); samples on the pile keep the tracker's choice. Each
+        copy is then timed by :func:`vision.contact.estimate_placement` with the pile as target.
         """
-        from vision.contact import estimate_contact, last_pause
+        target = self._spot(spot) or spot
+        c = np.asarray(target, dtype=np.float64)
+        t_end = max(a.t_rest, b.t_rest) + 0.25
+        dirs = []
+        for landing in (a, b):
+            far = np.array([(s.x, s.y) for s in landing.path
+                            if s.t <= t_end and math.hypot(s.x - c[0], s.y - c[1]) > self.s.contest_far_mm])
+            if len(far) < 3:
+                dirs = []
+                break
+            u = far.mean(axis=0) - c
+            dirs.append(u / max(float(np.linalg.norm(u)), 1e-9))
+        if len(dirs) == 2 and float(dirs[0] @ dirs[1]) > 0.8:
+            dirs = []  # both from one side: the side tells nothing
+        owned: list[dict[int, Any]] = [{}, {}]
+        for k, landing in enumerate((a, b)):
+            for smp in landing.path:
+                if smp.t > t_end:
+                    continue
+                d = np.array([smp.x, smp.y]) - c
+                owner = k
+                if dirs and float(np.linalg.norm(d)) > 10.0:
+                    proj = [float(d @ u) for u in dirs]
+                    if max(proj) > 0:
+                        owner = int(np.argmax(proj))
+                # one sample per frame and copy; the copy's own track wins a clash
+                if smp.frame not in owned[owner] or owner == k:
+                    owned[owner][smp.frame] = smp
+        # Samples on the pile belong to a copy only once it has arrived: time each copy from its
+        # own off-pile samples (and the pile) first, then give it the pile samples after that.
+        first: list[float | None] = []
+        for landing, mine in zip((a, b), owned):
+            off = [mine[f] for f in sorted(mine) if math.hypot(mine[f].x - c[0], mine[f].y - c[1]) > 10.0]
+            est = self._fit_path(landing, off, c) if len(off) >= 6 else None
+            first.append(est.t if est is not None else None)
+        for k, (landing, mine) in enumerate(zip((a, b), owned)):
+            keep = {}
+            for f, smp in mine.items():
+                on_pile = math.hypot(smp.x - c[0], smp.y - c[1]) <= 10.0
+                # within a frame of its arrival a copy is already within a few millimetres
+                mine_ok = first[k] is None or smp.t >= first[k] - 1.0 / self.fps
+                other_ok = first[1 - k] is not None and smp.t >= first[1 - k] - 1.0 / self.fps
+                if on_pile and not mine_ok and other_ok:
+                    continue  # the pile after the other copy got there and before this one did
+                keep[f] = smp
+            est = self._fit_path(landing, [keep[f] for f in sorted(keep)], c)
+            if est is not None:
+                landing.contact = est
+            else:
+                self._retime(landing)
 
-        for landing in (a, b):
-            pos = landing.track.positions()
-            if last_pause(landing.track.times(), pos, landing.rest_index, np.asarray(landing.rest)) is not None:
-                # The hands paused apart before the final moves: each track's own (pause-aware)
-                # timing stands; re-fitting whole reaches would time the pause instead.
-                return
-        pool = sorted({(s.frame, s.t, s.x, s.y) for s in a.track.samples + b.track.samples})
-        t_end = max(a.t_rest, b.t_rest) + 0.5 / self.fps
-        pool = [p for p in pool if p[1] <= t_end]
-        fits: list[ContactEstimate | None] = []
-        for landing in (a, b):
-            tr = landing.track
-            far = [(s.t, s.x, s.y) for s in tr.samples
-                   if s.t <= t_end and math.hypot(s.x - spot[0], s.y - spot[1]) > self.s.contest_far_mm]
-            try:
-                fits.append(estimate_contact(np.array([f[0] for f in far]), np.array([f[1:] for f in far]),
-                                             end_guess=landing.t_rest) if len(far) >= 4 else None)
-            except ValueError:
-                fits.append(None)
-        if fits[0] is None or fits[1] is None:
-            return
-        for _ in range(3):
-            ts = np.array([p[1] for p in pool])
-            xy = np.array([(p[2], p[3]) for p in pool])
-            pa, pb = fits[0].position(ts), fits[1].position(ts)
-            if pa is None or pb is None:
-                return
-            da = np.linalg.norm(xy - pa, axis=1)
-            db = np.linalg.norm(xy - pb, axis=1)
-            new = []
-            for mine, other in ((da, db), (db, da)):
-                # samples clearly on this reach, excluding the final slow part (possibly the slide)
-                sel = (mine < other) & (mine < self.s.reassign_mm)
-                sel &= np.linalg.norm(xy - np.asarray(spot), axis=1) > 8.0
-                idx = np.nonzero(sel)[0]
-                if len(idx) < 4:
-                    return
-                try:
-                    # frames where the pile was seen (either copy) bound how much of the reach's end
-                    # went unseen; samples left out near the pile were seen all the same
-                    new.append(estimate_contact(ts[idx], xy[idx], end_guess=float(ts[idx][-1]), seen=ts))
-                except ValueError:
-                    return
-            fits = new
-        a.contact, b.contact = fits[0], fits[1]
+    def _fit_path(self, landing: Landing, path: list, target: np.ndarray) -> ContactEstimate | None:
+        if len(path) < 6:
+            return None
+        times = np.array([s.t for s in path], dtype=np.float64)
+        pos = np.array([(s.x, s.y) for s in path], dtype=np.float64)
+        occ = np.array([s.occluded for s in path], dtype=np.float64)
+        i = min(int(np.searchsorted(times, landing.t_rest - 1e-6)), len(path) - 1)
+        return estimate_placement(times, pos, i, self.fps, occluded=occ, target=(float(target[0]), float(target[1])),
+                                  latest=landing.t_rest + 0.05)
 
     def _report_contest(self, a: Landing, b: Landing, t: float) -> list[dict[str, Any]]:
         both = max(a.t_rest, b.t_rest)
