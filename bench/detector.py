@@ -45,39 +45,61 @@ def back_crops(french: DeckArt, faces: list[DeckArt], colours: list[str], n_scen
     return out
 
 
-def bench_backs(shared: Path, n_scenes: int) -> dict:
+def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
+    """Registry from 3 sightings per player (and, as the pipeline does, from the nominal colour
+    names of the table settings) scored on every face-down card of ``n_scenes`` fresh scenes."""
     french = DeckArt.load(shared / "cards" / "french-pattern")
     faces = [DeckArt.drawn()]
-    reg = BackRegistry()
+    reg, nominal = BackRegistry(), BackRegistry()
     t0 = time.perf_counter()
     for i, colour in enumerate(REGISTERED):  # "a few frames": 3 sightings of this back in play
         seen = back_crops(french, faces, [colour], 6, seed=100 + i)[:3]
         reg.register(colour, [s[1] for s in seen], [s[2] for s in seen])
-    test = back_crops(french, faces, REGISTERED + UNREGISTERED, n_scenes, seed=2027)  # not the tuning seed
+        nominal.register_colour(colour, colour)
+    test = back_crops(french, faces, REGISTERED + UNREGISTERED, n_scenes, seed=seed)  # 2027: never tuned on
     confusion: Counter = Counter()
-    outcomes = []  # (visible share, registered?, outcome)
-    for colour, img, box, visible in test:
-        match = reg.classify(img, box)
-        if colour in REGISTERED:
-            outcome = "correct" if match.owner == colour else "unknown" if match.owner == UNKNOWN else "wrong"
-        else:
-            outcome = "rejected" if match.owner == UNKNOWN else "wrong"
-        if outcome == "wrong":
-            confusion[(colour, match.owner)] += 1
-        outcomes.append((visible, colour in REGISTERED, outcome))
+    outcomes: dict[str, list] = {"sightings": [], "nominal": []}  # (visible share, colour, outcome)
+    ms = []
 
-    def rates(min_visible: float) -> dict:
-        mine = [o for v, r, o in outcomes if r and v >= min_visible]
-        foreign = [o for v, r, o in outcomes if not r and v >= min_visible]
+    def score(colour: str, visible: float, owner: str, name: str) -> None:
+        if colour in REGISTERED:
+            outcome = "correct" if owner == colour else "unknown" if owner == UNKNOWN else "wrong"
+        else:
+            outcome = "rejected" if owner == UNKNOWN else "wrong"
+        if outcome == "wrong" and name == "sightings":
+            confusion[(colour, owner)] += 1
+        outcomes[name].append((visible, colour, outcome))
+
+    frames: dict[int, list] = {}  # all backs of a frame are classified together, as the detector finds them
+    for colour, img, box, visible in test:
+        frames.setdefault(id(img), []).append((colour, img, box, visible))
+    for backs in frames.values():
+        img, boxes = backs[0][1], [b[2] for b in backs]
+        for name, registry in (("sightings", reg), ("nominal", nominal)):
+            t = time.perf_counter()
+            matches = registry.classify_frame(img, boxes)
+            ms.append(1000 * (time.perf_counter() - t) / len(boxes))
+            for (colour, _, _, visible), match in zip(backs, matches):
+                score(colour, visible, match.owner, name)
+
+    def rates(name: str, min_visible: float) -> dict:
+        mine = [o for v, c, o in outcomes[name] if c in REGISTERED and v >= min_visible]
+        foreign = [o for v, c, o in outcomes[name] if c not in REGISTERED and v >= min_visible]
         n = max(len(mine), 1)
         return {"backs": len(mine), "correct": mine.count("correct") / n, "wrong": mine.count("wrong") / n,
                 "unknown": mine.count("unknown") / n, "unregistered_backs": len(foreign),
                 "unregistered_rejected": foreign.count("rejected") / max(len(foreign), 1)}
 
     return {
-        "all": rates(0.0),
-        "mostly_visible": rates(0.6),
+        "seed": seed,
+        "all": rates("sightings", 0.0),
+        "mostly_visible": rates("sightings", 0.6),
+        "nominal_colours": rates("nominal", 0.0),
+        "rejected_per_colour": {c: round(sum(o == "rejected" for _, cc, o in outcomes["sightings"] if cc == c)
+                                         / max(1, sum(cc == c for _, cc, _ in outcomes["sightings"])), 3)
+                                for c in UNREGISTERED},
         "top_confusions": [[a, b, k] for (a, b), k in confusion.most_common(6)],
+        "median_ms_per_back": round(float(np.median(ms)), 2) if ms else None,
         "seconds": round(time.perf_counter() - t0, 1),
     }
 
@@ -150,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--design", default=None, help="held-out design (default: the one in detector.json)")
     ap.add_argument("--scenes", type=int, default=150)
     ap.add_argument("--back-scenes", type=int, default=120)
+    ap.add_argument("--back-seed", type=int, default=2027,
+                    help="seed of the back test scenes (2027 = the reported figure; develop on another)")
     ap.add_argument("--weights", default=None, help="model folder (default: models/)")
     ap.add_argument("--skip", nargs="*", default=[], choices=["holdout", "backs", "latency"])
     ap.add_argument("--json", action="store_true")
@@ -181,14 +205,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"classifier alone on real-dev labelled index boxes (photos not trained on): "
                   f"{r['crops']} crops, accuracy {r['accuracy']:.4f}  errors {r['top_errors']}")
     if "backs" not in args.skip and have_shared:
-        r = bench_backs(args.shared, args.back_scenes)
+        r = bench_backs(args.shared, args.back_scenes, args.back_seed)
         results["backs"] = r
         if not args.json:
-            for key, what in (("all", "all face-down cards"), ("mostly_visible", ">= 60% visible")):
+            for key, what in (("all", "all face-down cards"), ("mostly_visible", ">= 60% visible"),
+                              ("nominal_colours", "registered from colour names only")):
                 q = r[key]
                 print(f"backs ({what}): {q['backs']} of 8 registered colours: correct {q['correct']:.4f}  "
                       f"wrong {q['wrong']:.4f}  unknown {q['unknown']:.4f}; {q['unregistered_backs']} of 9 "
                       f"unregistered colours: rejected {q['unregistered_rejected']:.3f}")
+            print("    unregistered rejected: " + "  ".join(f"{c} {v:.2f}" for c, v in r["rejected_per_colour"].items()))
+            print(f"    seed {r['seed']}, median {r['median_ms_per_back']} ms per back")
             for a, b, k in r["top_confusions"]:
                 print(f"    {a} -> {b}: {k}")
     if detector is not None and "latency" not in args.skip:
