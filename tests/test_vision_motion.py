@@ -51,3 +51,17 @@ def test_a_slow_slide_accumulates_until_noticed():
         per_frame.append(bool(gate.update(img)))
     assert not per_frame[0]  # one pixel at quarter scale is below the threshold...
     assert any(per_frame)  # ...but against the last still frame the slide adds up
+
+
+def test_a_busy_corner_does_not_keep_a_settled_card_changed():
+    gate = MotionGate(scale=0.5)
+    table = _table()
+    gate.update(table)
+    landed = table.copy()
+    landed[40:80, 40:70] = 230  # a card lands top left...
+    boxes = []
+    for k in range(12):
+        img = landed.copy()
+        img[150 + (k % 2) * 20:190 + (k % 2) * 20, 250:290] = 200  # ...while a hand keeps moving bottom right
+        boxes = gate.update(img)
+    assert boxes and all(x0 >= 200 and y0 >= 120 for x0, y0, _, _ in boxes)  # only the hand

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibrate import Calibration, Rectifier
-from vision.sources import DetectorSightings, PoseSightings, merge_indices
+from vision.sources import DetectorSightings, PoseSightings, merge_indices, plan_patches
 
 
 @dataclass
@@ -43,25 +43,6 @@ def test_two_indices_of_one_card_become_one_sighting_at_its_centre():
     assert lone.occluded > 0  # one index seen: the card is partly hidden, its centre less sure
 
 
-def test_detector_runs_on_the_changed_part_while_a_full_look_is_recent():
-    class Fake:
-        def __init__(self):
-            self.shapes = []
-
-        def detect(self, image):
-            self.shapes.append(image.shape[:2])
-            return []
-
-    det = Fake()
-    src = DetectorSightings(det, px_per_mm=1.0)
-    view = _identity_view()
-    image = np.zeros((800, 1000, 3), np.uint8)
-    src.sightings(0, 0.0, image, view.calibration, view)  # first look: the whole area
-    src.sightings(1, 0.033, image, view.calibration, view, changed_mm=[(400, 300, 450, 350)])
-    src.sightings(2, 1.5, image, view.calibration, view, changed_mm=[(400, 300, 450, 350)])  # full look due
-    assert det.shapes == [(800, 1000), (190, 190), (800, 1000)]
-
-
 def test_pose_source_drops_hidden_cards_and_keeps_to_the_region(tmp_path):
     poses = tmp_path / "poses.jsonl"
     quad = lambda x, y: [[x - 30, y - 40], [x + 30, y - 40], [x + 30, y + 40], [x - 30, y + 40]]
@@ -82,3 +63,113 @@ def test_pose_source_drops_hidden_cards_and_keeps_to_the_region(tmp_path):
     bad.write_text('{"frame": 0, "cards": []}\nnot json\n')
     with pytest.raises(ValueError, match="bad.jsonl:2"):
         PoseSightings(bad)
+
+
+class BlobDetector:
+    """Stands in for vision.detector.Detector: every white blob in the image is a ``5H`` index; its
+    classifier reads a crop as ``5H`` when the crop's dark dot (the pip) is in its lower half."""
+
+    cls_classes = ["5H", "_none"]
+    cls_size = 32
+
+    def __init__(self):
+        self.shapes = []
+
+    def detect(self, image):
+        import cv2
+
+        self.shapes.append(image.shape[:2])
+        mask = (image.min(axis=2) > 200).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        return [FakeSighting("5H", 0.9, (x, y, x + w, y + h)) for x, y, w, h, a in stats[1:] if a >= 20]
+
+    def classify_crops(self, crops):
+        out = []
+        for c in crops:
+            dark = np.argwhere(c.min(axis=2) < 50)
+            below = (dark[:, 0].mean() - c.shape[0] / 2) / c.shape[0] if len(dark) else -1.0
+            p = float(np.clip(0.5 + below, 0.0, 1.0))  # surest when the pip is well below the rank
+            out.append([p, 1.0 - p])
+        return np.array(out, np.float32)
+
+
+def _table_with_indices(indices, size=(800, 1000)):
+    """A dark table (1 px = 1 mm) with white index boxes (x, y, turn): a dark pip sits below the
+    rank when printed upright (turn 0), and turns clockwise with the card."""
+    img = np.full((*size, 3), 40, np.uint8)
+    for x, y, turn in indices:
+        w, h = (10, 18) if turn % 2 == 0 else (18, 10)
+        x0, y0 = int(x - w / 2), int(y - h / 2)
+        img[y0:y0 + h, x0:x0 + w] = 255
+        dot = {0: (0, 5), 1: (-5, 0), 2: (0, -5), 3: (5, 0)}[turn]
+        img[int(y + dot[1]) - 1:int(y + dot[1]) + 2, int(x + dot[0]) - 1:int(x + dot[0]) + 2] = 0
+    return img
+
+
+def test_patches_keep_the_scale_and_cover_every_change():
+    region = (0.0, 0.0, 1000.0, 700.0)
+    views = plan_patches([(100, 100, 130, 130), (700, 500, 720, 540)], region, 1.0, canvas=416, margin_mm=40)
+    assert len(views) == 1 and len(views[0]) == 2  # two small changes share one detector call
+    for p in views[0]:
+        assert p.w == pytest.approx(p.region_mm[2] - p.region_mm[0], abs=1)  # 1 px per mm: never shrunk
+        assert p.ox + p.w <= 416 and p.oy + p.h <= 416
+    big = plan_patches([(50, 50, 950, 650)], region, 1.0, canvas=416, margin_mm=0)
+    pieces = [p.region_mm for v in big for p in v]
+    assert all(b[2] - b[0] <= 404 and b[3] - b[1] <= 404 for b in pieces)
+    for x in range(50, 951, 25):  # every point of the change lies inside some piece
+        for y in range(50, 651, 25):
+            assert any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in pieces)
+    with pytest.raises(ValueError):
+        plan_patches([(0, 0, 1, 1)], region, 0.0)
+
+
+def test_indices_found_in_a_packed_view_land_at_their_table_position():
+    view = _identity_view()
+    det = BlobDetector()
+    src = DetectorSightings(det, px_per_mm=1.0, stride=1)
+    # one card centred at (300, 400): top-left index upright, bottom-right index turned 180
+    image = _table_with_indices([(300 - 24.8, 400 - 31.4, 0), (300 + 24.8, 400 + 31.4, 2)])
+    src.sightings(0, 0.0, image, view.calibration, view, changed_mm=[(0, 0, 1000, 800)])  # first look: all
+    assert det.shapes and all(s == (416, 416) for s in det.shapes)
+    out = src.sightings(1, 0.04, image, view.calibration, view, changed_mm=[(280, 380, 320, 420)])
+    assert len(det.shapes) <= 2 + 3 + 1  # the first look is spread: at most max_calls per frame
+    cards = [s for s in out if s.label == "5H"]
+    assert len(cards) == 1
+    assert cards[0].x == pytest.approx(300, abs=1.5) and cards[0].y == pytest.approx(400, abs=1.5)
+
+
+def test_a_lone_index_is_placed_at_the_card_centre():
+    view = _identity_view()
+    # seen whole first, then a hand covers the bottom-right index: the centre stays put
+    src = DetectorSightings(BlobDetector(), px_per_mm=1.0, full_every_s=1e9, stride=1)
+    both = _table_with_indices([(500 - 24.8, 300 - 31.4, 0), (500 + 24.8, 300 + 31.4, 2)])
+    one = _table_with_indices([(500 - 24.8, 300 - 31.4, 0)])
+    src.sightings(0, 0.0, both, view.calibration, view, changed_mm=[(450, 250, 550, 350)])
+    (s,) = src.sightings(1, 0.033, one, view.calibration, view, changed_mm=[(450, 250, 550, 350)])
+    assert (s.x, s.y) == (pytest.approx(500, abs=1.5), pytest.approx(300, abs=1.5))
+    # never seen whole: which way up the index reads says where the card lies (here turned 90
+    # degrees clockwise, so its centre is down-left of the index)
+    fresh = DetectorSightings(BlobDetector(), px_per_mm=1.0, full_every_s=1e9, stride=1)
+    turned = _table_with_indices([(600, 400, 1)])
+    (s,) = fresh.sightings(0, 0.0, turned, view.calibration, view, changed_mm=[(560, 360, 640, 440)])
+    assert (s.x, s.y) == (pytest.approx(600 - 31.4, abs=2), pytest.approx(400 + 24.8, abs=2))
+    assert s.occluded > 0
+
+
+def test_stride_skips_frames_only_while_the_table_moves():
+    view = _identity_view()
+    det = BlobDetector()
+    src = DetectorSightings(det, px_per_mm=1.0, stride=2, full_every_s=1e9)
+    image = _table_with_indices([(300 - 24.8, 400 - 31.4, 0), (300 + 24.8, 400 + 31.4, 2)])
+    change = [(280, 380, 320, 420)]
+    got, calls = [], []
+    for i in range(4):
+        got.append(src.sightings(i, i / 30, image, view.calibration, view, changed_mm=change))
+        calls.append(src.calls)
+    assert [len(g) for g in got] == [0, 1, 0, 1]
+    assert calls[0] == 0 and calls[2] == calls[1]  # skipped frames cost nothing
+    # settling (nothing changed now): it looks again where the table just moved
+    (s,) = src.sightings(4, 4 / 30, image, view.calibration, view, changed_mm=[])
+    assert s.label == "5H" and src.calls > calls[3]
+    with pytest.raises(ValueError):
+        DetectorSightings(det, stride=0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from vision.tracking import CardTracker, TableSighting
 
 
@@ -60,3 +62,33 @@ def test_low_confidence_noise_does_not_start_tracks():
     for i in range(10):
         tr.update([TableSighting("QS", 0.1, 300.0, 300.0)], i, i / 30)
     assert tr.tracks == {}
+
+
+def test_a_card_carried_off_unseen_keeps_the_spot_it_left_as_origin():
+    tr = CardTracker(fps=30)
+    # 7C and another 7C lie untracked in two layouts (the caller hides cards lying still outside)
+    for i in range(5):
+        tr.hidden = {"7C": [(600.0, 820.0), (100.0, 450.0)]}
+        tr.update([], frame=i, t=i / 30)
+    # the first one is picked up and carried off under the hand: seen again only on the pile
+    for i in range(5, 12):
+        tr.hidden = {"7C": [(100.0, 450.0)]}
+        tr.update([TableSighting("7C", 0.9, 600.0, 450.0)] if i >= 10 else [], frame=i, t=i / 30)
+    (track,) = tr.tracks.values()
+    assert (track.first.x, track.first.y) == (600.0, 820.0)  # its origin: the layout it came from
+    assert track.first.t == pytest.approx(4 / 30)  # when it was last seen lying there
+    assert (track.last.x, track.last.y) == (600.0, 450.0)
+
+
+def test_a_card_followed_from_its_spot_gets_no_recalled_origin():
+    tr = CardTracker(fps=30)
+    for i in range(5):
+        tr.hidden = {"7C": [(600.0, 820.0), (100.0, 450.0)]}
+        tr.update([], frame=i, t=i / 30)
+    tr.hidden = {"7C": [(600.0, 820.0)]}  # the second copy vanished (a hand over it)...
+    tr.update([], frame=5, t=5 / 30)
+    tr.hidden = {}
+    for i in range(6, 12):  # ...while the first is seen leaving its spot: it is followed from there
+        tr.update([TableSighting("7C", 0.9, 600.0, 820.0 - 40 * (i - 6))], frame=i, t=i / 30)
+    (track,) = tr.tracks.values()
+    assert (track.first.x, track.first.y) == (600.0, 820.0)

@@ -37,7 +37,7 @@ class MotionGate:
         self.settle_frames = settle_frames
         self._reference: np.ndarray | None = None
         self._previous: np.ndarray | None = None
-        self._still_for = 0
+        self._still: np.ndarray | None = None  # per pixel: frames since it last changed
         self.frames = 0
         self.active_frames = 0
 
@@ -52,29 +52,30 @@ class MotionGate:
         """Forget the reference (after a camera loss or a new calibration)."""
         self._reference = None
         self._previous = None
+        self._still = None
 
     def update(self, image: np.ndarray) -> list[Box]:
-        import cv2
-
         self.frames += 1
         small = self._small(image)
         h, w = image.shape[:2]
         if self._reference is None or self._reference.shape != small.shape:
-            self._reference = small
+            self._reference = small.copy()
             self._previous = small
+            self._still = np.zeros(small.shape, np.uint8)
             self.active_frames += 1
             return [(0, 0, w, h)]
-        boxes = self._changed(small, self._reference)
-        # The reference moves on only once a change has finished (still for a few frames): a slow
-        # slide never matches the reference, so it adds up until it crosses the threshold.
-        if boxes and self._previous is not None and not self._changed(small, self._previous):
-            self._still_for += 1
-            if self._still_for >= self.settle_frames:
-                self._reference = small
-                self._still_for = 0
-        else:
-            self._still_for = 0
+        changed = self._mask(small, self._reference)
+        moving = self._mask(small, self._previous)
+        # The reference moves on only where a change has finished (still for a few frames), spot
+        # by spot: a hand busy at one side of the table does not keep a card that landed at the
+        # other side "changed", while a slow slide never matches the reference, so it adds up
+        # until it crosses the threshold.
+        self._still = np.where(moving, 0, np.minimum(self._still.astype(np.int16) + 1, 255)).astype(np.uint8)
+        settled = changed & (self._still >= self.settle_frames)
+        if settled.any():
+            self._reference[settled] = small[settled]
         self._previous = small
+        boxes = self._boxes(changed)
         if not boxes:
             return []
         self.active_frames += 1
@@ -88,17 +89,23 @@ class MotionGate:
             out.append((x0, y0, x1, y1))
         return out
 
-    def _changed(self, a: np.ndarray, b: np.ndarray) -> list[tuple[int, int, int, int]]:
+    def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""
         import cv2
 
-        # Remove a global brightness change (flickering light) before thresholding.
         shift = int(np.median(a)) - int(np.median(b))
         diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
-        _, mask = cv2.threshold(diff, self.threshold, 255, cv2.THRESH_BINARY)
+        mask = (diff > self.threshold).astype(np.uint8)
+        if mask.any():
+            mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        return mask.astype(bool)
+
+    def _boxes(self, mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+        import cv2
+
         if not mask.any():
             return []
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
         return [tuple(int(v) for v in stats[i, :4]) for i in range(1, n) if stats[i, 4] >= self.min_area_px]
 
     @property

@@ -115,6 +115,12 @@ class CardTracker:
         # Cards the caller saw but chose not to track this frame (lying still outside the area of
         # interest): a track ending where one of them lies is not lost, so nothing is stitched to it.
         self.hidden: dict[str, list[tuple[float, float]]] = {}
+        # Where each such untracked card was last seen lying: [x, y, t, frame]. A card picked up
+        # there and carried off too fast (blurred, under the hand) to be read in flight shows up
+        # again only where it lands; the spot it vanished from is its origin (see _recall_origin).
+        self._lying: dict[str, list[list[float]]] = {}
+        self.recall_s = 1.0  # a card vanished this long ago may be the one now seen elsewhere
+        self.recall_mm = 500.0  # ... at most this far away
         self.tracks: dict[int, CardTrack] = {}
         self._next_id = 1
 
@@ -145,6 +151,7 @@ class CardTracker:
         for s in sightings:
             if s.confidence >= self.min_confidence:
                 by_label.setdefault(s.label, []).append(s)
+        self._remember_lying(t, frame)
         # Only identities seen in this frame are updated: ByteTrack is given timestamps, so a
         # tracker skipped for a while predicts across the gap and ages its tracks by time.
         updated: list[CardTrack] = []
@@ -171,6 +178,8 @@ class CardTracker:
                     continue
                 fresh = (label, bt_id) not in self._link
                 track = self._card_for(label, bt_id, s, t)
+                if fresh and not track.samples:
+                    self._recall_origin(track, s, t)
                 if fresh and (not track.samples or track.last.t < t - 0.5 / self.fps):
                     near = [p for p in pending if math.hypot(p[2].x - s.x, p[2].y - s.y) < BOX_MM]
                     if near:
@@ -181,7 +190,48 @@ class CardTracker:
                 self._add(track, frame, t, s, label)
                 updated.append(track)
             self._pending[label] = new_pending
+        for label, group in by_label.items():  # a card followed now is no longer lying anywhere
+            if label in self._lying:
+                self._lying[label] = [k for k in self._lying[label]
+                                      if all(math.hypot(k[0] - s.x, k[1] - s.y) >= 8.0 for s in group)]
         return updated
+
+    def _remember_lying(self, t: float, frame: int) -> None:
+        for label, spots in self.hidden.items():
+            known = self._lying.setdefault(label, [])
+            for x, y in spots:
+                for k in known:
+                    if math.hypot(k[0] - x, k[1] - y) < 8.0:
+                        k[0], k[1], k[2], k[3] = x, y, t, frame
+                        break
+                else:
+                    known.append([x, y, t, frame])
+        for label in list(self._lying):
+            self._lying[label] = [k for k in self._lying[label] if t - k[2] <= self.recall_s]
+            if not self._lying[label]:
+                del self._lying[label]
+
+    def _recall_origin(self, track: CardTrack, s: TableSighting, t: float) -> None:
+        """A new card of an identity that, a moment ago, lay untracked elsewhere and is no longer
+        seen there: the same card, carried over unseen. Its first sample becomes that spot (at the
+        time it was last seen there), so the card keeps its origin (the arm's seat) and the time
+        it left. A spot that is seen in this very frame is a different copy lying still."""
+        spots = self._lying.get(track.label, [])
+        best, best_t = None, -math.inf
+        for k in spots:
+            d = math.hypot(k[0] - s.x, k[1] - s.y)
+            if d < 20.0:
+                return  # seen where it started from: followed from there, nothing to recall
+            if t - k[2] < 2.5 / self.fps or d > self.recall_mm:
+                continue
+            if any(math.hypot(k[0] - x, k[1] - y) < 8.0 for x, y in self.hidden.get(track.label, ())):
+                continue
+            if k[2] > best_t:
+                best, best_t = k, k[2]
+        if best is None:
+            return
+        spots.remove(best)
+        track.samples.append(Sample(int(best[3]), float(best[2]), float(best[0]), float(best[1]), s.confidence, 0.0))
 
     @staticmethod
     def _add(track: CardTrack, frame: int, t: float, s: TableSighting, label: str) -> None:
