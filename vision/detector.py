@@ -201,6 +201,9 @@ class Detector:
         opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # no busy-waiting between runs: spinning onnxruntime threads starve the OpenCV/numpy work
+        # between the two stages (and the pipeline's other threads) on a 2-core machine
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         providers = ["CPUExecutionProvider"]
         try:
             self.det = ort.InferenceSession(str(model_dir / meta["detector"]["file"]), opts, providers=providers)
@@ -238,7 +241,7 @@ class Detector:
     # stage 1
     def _boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         inp, r, (left, top) = letterbox(image, self.imgsz)
-        blob = cv2.cvtColor(inp, cv2.COLOR_BGR2RGB).astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+        blob = cv2.dnn.blobFromImage(inp, 1 / 255.0, swapRB=True)  # 1x3xHxW RGB float in one pass
         out = self.det.run(None, {self._det_input: blob})[0][0]  # (4 + nc, anchors)
         scores = out[4:].T
         cls_id = scores.argmax(axis=1)
@@ -262,8 +265,8 @@ class Detector:
         """Probabilities (n, classes) for BGR crops (n, s, s, 3)."""
         if len(crops) == 0:
             return np.zeros((0, len(self.cls_classes)), np.float32)
-        blob = crops[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        return self.cls.run(None, {self._cls_input: np.ascontiguousarray(blob)})[0]
+        blob = cv2.dnn.blobFromImages(list(crops), 1 / 255.0, swapRB=True)
+        return self.cls.run(None, {self._cls_input: blob})[0]
 
     def _tiled_boxes(self, image: np.ndarray, tile: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 1 on overlapping ``tile`` x ``tile`` windows (large frames keep small indices big

@@ -145,20 +145,59 @@ def add_real_dev(real_dev: Path, out: Path, copies: int, seed: int) -> int:
     return added
 
 
-def build_upright_set(root: Path, seed: int, shared: Path | None, holdout: str, per_class: int = 300,
-                      val_per_class: int = 8) -> int:
-    """The classifier's set (``root/{train,val}/<class>``): indices within 45 degrees of upright.
+REAL_MARGIN = 2.5
+"""Real index patches keep 2.5x the box's longer side around it (twice the classifier's window), so
+training can turn and shift the window anywhere without running out of picture."""
+REAL_PATCH = 128
 
-    - crops rendered straight from the training designs' art (``index_crops.py``);
-    - the ``_none`` crops cut from the scenes (``root/../cls/<split>/_none``);
-    - real-dev train-split index boxes turned upright: of a card's two labelled indices the lower
-      one is printed upside down (cards side by side or with one index hidden are skipped).
+
+def real_index_patches(real: Path, root: Path) -> int:
+    """Real-dev ``train``-split index boxes as wide patches for the classifier's online augmentation:
+    ``root/<class>/<photo>_<j>.png`` (``REAL_PATCH`` px, ``REAL_MARGIN`` x the box's longer side)
+    plus ``root/index.json`` (class, photo, box size). Which way is up is not labelled; the
+    classifier recipe finds it with its own first epochs (``train_cls.orient_real``)."""
+    import json
+
+    names = read_class_names(real / "classes.yaml")
+    items = []
+    for p in sorted((real / "images").glob("*.jpg")):
+        if real_dev_split(p.name) != "train":
+            continue
+        img = cv2.imread(str(p))
+        if img is None:
+            continue
+        for j, (name, box) in enumerate(read_yolo_labels(real / "labels" / f"{p.stem}.txt", names, img.shape[1], img.shape[0])):
+            if name not in IDENTITIES:
+                continue
+            folder = root / name
+            folder.mkdir(parents=True, exist_ok=True)
+            file = folder / f"{p.stem[:40]}_{j}.png"
+            cv2.imwrite(str(file), square_crop(img, box, REAL_PATCH, margin=REAL_MARGIN))
+            items.append({"file": str(file.relative_to(root)), "class": name, "photo": p.name,
+                          "box_wh": [round(box[2] - box[0], 2), round(box[3] - box[1], 2)]})
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.json").write_text(json.dumps({"margin": REAL_MARGIN, "patch": REAL_PATCH, "items": items}, indent=1) + "\n")
+    return len(items)
+
+
+def build_upright_set(root: Path, seed: int, shared: Path | None, holdout: str, per_class: int = 300,
+                      val_per_class: int = 10, upright: float = 50.0, context: float = 0.75,
+                      none_art: int = 1200) -> int:
+    """The classifier's set (``root/{train,val}/<class>``): indices within ``upright`` degrees of upright.
+
+    - crops rendered straight from the training designs' art (``index_crops.py``), most of them
+      (``context``) with neighbouring cards of fans, columns and piles around the index;
+    - the ``_none`` crops cut from the scenes (``root/../cls/<split>/_none``) and ``none_art`` more
+      rendered over card art away from the indices (:func:`render_nonindex_crop`);
+    - ``root/real``: the real-dev train-split index boxes as wide patches (:func:`real_index_patches`),
+      augmented and turned upright while the classifier trains.
     Inference tries each crop turned by multiples of 90 degrees (``Detector.classify_boxes``).
     """
-    from models.recipe.index_crops import render_index_crop
+    from models.recipe.index_crops import render_index_crop, render_nonindex_crop
 
     if root.exists():
         shutil.rmtree(root)
+    cv2.setNumThreads(1)
     faces, _ = _decks(shared, holdout)
     designs = list({id(d): d for d in faces}.values())  # unique, in order
     n = 0
@@ -169,34 +208,20 @@ def build_upright_set(root: Path, seed: int, shared: Path | None, holdout: str, 
             rng = np.random.default_rng([seed, 8888, c, stream])
             usable = [d for d in designs if d.index_boxes(identity)]
             for k in range(per if usable else 0):
-                cv2.imwrite(str(folder / f"a{k}.png"), render_index_crop(rng, usable[k % len(usable)], identity, CLS_SIZE, upright=45))
+                crop = render_index_crop(rng, usable[k % len(usable)], identity, CLS_SIZE, upright=upright, context=context)
+                cv2.imwrite(str(folder / f"a{k}.png"), crop)
                 n += 1
         shutil.copytree(root.parent / "cls" / split / NONE_CLASS, root / split / NONE_CLASS)
+        # plus false alarms on card art (pips, court figures, joker lettering), every design
+        rng = np.random.default_rng([seed, 8889, stream])
+        for k in range(none_art * per // per_class):
+            deck = designs[k % len(designs)]
+            crop = render_nonindex_crop(rng, deck, str(rng.choice(IDENTITIES)), CLS_SIZE)
+            cv2.imwrite(str(root / split / NONE_CLASS / f"art{k}.png"), crop)
+            n += 1
     real = shared / "datasets" / "real-dev" if shared is not None else None
     if real is not None and real.is_dir():
-        names = read_class_names(real / "classes.yaml")
-        rng = np.random.default_rng([seed, 4242])
-        for p in sorted((real / "images").glob("*.jpg")):
-            if real_dev_split(p.name) != "train":
-                continue
-            img = cv2.imread(str(p))
-            labels = read_yolo_labels(real / "labels" / f"{p.stem}.txt", names, img.shape[1], img.shape[0])
-            for j, (name, box) in enumerate(labels):
-                if name not in IDENTITIES:
-                    continue
-                partners = [b for (m, b) in labels if m == name and b != box]
-                if len(partners) != 1:
-                    continue
-                cy, pcy = (box[1] + box[3]) / 2, (partners[0][1] + partners[0][3]) / 2
-                if abs(cy - pcy) < 0.5 * (box[3] - box[1]):
-                    continue
-                turn = 0 if cy < pcy else 2
-                for r in range(6):
-                    crop = np.rot90(square_crop(img, _jitter_box(rng, box, 0.08), CLS_SIZE), turn)
-                    if rng.random() < 0.5:
-                        crop = np.clip(crop.astype(np.float32) * rng.uniform(0.7, 1.2, 3), 0, 255).astype(np.uint8)
-                    cv2.imwrite(str(root / "train" / name / f"real_{p.stem[:30]}_{j}_{r}.png"), np.ascontiguousarray(crop))
-                    n += 1
+        n += real_index_patches(real, root / "real")
     return n
 
 
