@@ -298,7 +298,7 @@ class Detector:
         """Class probabilities for the index in each box.
 
         An *upright* classifier (``detector.json``: ``classifier.upright``) was trained on indices
-        turned at most ~40 degrees from upright; each crop is then also tried turned by 180 degrees
+        turned at most ~50 degrees from upright; each crop is then also tried turned by 180 degrees
         (and by 90/270 when the box is not clearly tall, i.e. the card lies across), and the turn
         the classifier is surest about wins."""
         if len(boxes) == 0:
