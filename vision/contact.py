@@ -492,13 +492,8 @@ def fit_placement(t: np.ndarray, xy: np.ndarray, t_rest: float, weights: np.ndar
     centre, T1c = float(TC[k2]), float(A1[k2])
     t1c = float(TC[k2] - A2[k2] - G[k2])  # where the coarse fit's reach ended
     fT2 = np.arange(0.04, 0.27, 0.015)
-    for _ in range(3):
-        ftc = np.arange(centre - 0.03, centre + 0.0301, 0.003)
-        fT1 = T1c * np.array([0.75, 0.87, 1.0, 1.15, 1.33])
-        fE = t1c + np.array([-0.05, -0.025, 0.0, 0.025, 0.05])
-        FC, F1, F2, FE = (a.ravel() for a in np.meshgrid(ftc, fT1, fT2, fE, indexing="ij"))
-        ok = FE <= FC - 0.02  # the reach ends before contact
-        FC, F1, F2, FE = FC[ok], F1[ok], F2[ok], FE[ok]
+
+    def two_penalised(FC, F1, F2, FE):
         frss, fcoef = _solve(_design(tt, FC, F1, F2, np.zeros(len(FC)), reach_end=FE), xy, w)
         if tgt is not None:
             miss = fcoef[:, 0] + fcoef[:, 1] + fcoef[:, 2] - tgt[None]
@@ -507,20 +502,20 @@ def fit_placement(t: np.ndarray, xy: np.ndarray, t_rest: float, weights: np.ndar
         # covers more than position noise and a slide: a few-millimetre "move" is not one
         frss = frss + var0 * (np.log(F2 / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD) ** 2
         amp = np.linalg.norm(fcoef[:, 2], axis=1)
-        frss = frss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - amp, 0.0) / 2.0) ** 2
+        return frss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - amp, 0.0) / 2.0) ** 2
+
+    for _ in range(3):
+        ftc = np.arange(centre - 0.03, centre + 0.0301, 0.003)
+        fT1 = T1c * np.array([0.75, 0.87, 1.0, 1.15, 1.33])
+        fE = t1c + np.array([-0.05, -0.025, 0.0, 0.025, 0.05])
+        FC, F1, F2, FE = (a.ravel() for a in np.meshgrid(ftc, fT1, fT2, fE, indexing="ij"))
+        ok = FE <= FC - 0.02  # the reach ends before contact
+        FC, F1, F2, FE = FC[ok], F1[ok], F2[ok], FE[ok]
+        frss = two_penalised(FC, F1, F2, FE)
         kb2 = int(np.argmin(frss))
         if abs(FC[kb2] - centre) < 0.024 and F1[kb2] == T1c and FE[kb2] == t1c:
             break
         centre, T1c, t1c = float(FC[kb2]), float(F1[kb2]), float(FE[kb2])  # at the grid's edge: look again
-
-    def two_penalised(FC, F1, F2, FE):
-        frss, fcoef = _solve(_design(tt, FC, F1, F2, np.zeros(len(FC)), reach_end=FE), xy, w)
-        if tgt is not None:
-            miss = fcoef[:, 0] + fcoef[:, 1] + fcoef[:, 2] - tgt[None]
-            frss = frss + var0 * (miss**2).sum(axis=1) / target_mm**2
-        frss = frss + var0 * (np.log(F2 / FINAL_MOVE_S) / FINAL_MOVE_LOG_SD) ** 2
-        amp = np.linalg.norm(fcoef[:, 2], axis=1)
-        return frss + var0 * (np.maximum(FINAL_MOVE_MIN_MM - amp, 0.0) / 2.0) ** 2
 
     # the reach's duration matters to a few percent over a fast reach: refine all four times
     # continuously (as for the one-reach shape), then profile the contact time around the result
