@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -17,19 +16,6 @@ from web_dashboard.app import create_app
 from web_dashboard.live import FrameHub
 
 PIN = "2468"
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    """One sample game with footage, built once; each test copies it."""
-    return sample.make_sample_game(tmp_path_factory.mktemp("recorded"))
-
-
-@pytest.fixture
-def game(recorded, tmp_path) -> Path:
-    for f in recorded.parent.iterdir():
-        shutil.copy(f, tmp_path / f.name)
-    return tmp_path / "game.db"
 
 
 @pytest.fixture

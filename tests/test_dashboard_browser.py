@@ -7,7 +7,6 @@ Set ``NERTS_SCREENSHOTS=DIR`` to keep a screenshot of every page at desktop and 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -41,16 +40,9 @@ def browser():
         b.close()
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    return sample.make_sample_game(tmp_path_factory.mktemp("browser-game"))
-
-
 @pytest.fixture
-def site(recorded, tmp_path):
-    for f in recorded.parent.iterdir():
-        shutil.copy(f, tmp_path / f.name)
-    db = tmp_path / "game.db"
+def site(game):
+    db = game
     hub = FrameHub()
     hub.publish(_jpeg(), 120, 4.0)  # the camera's clock runs on from the recorded round
     app = create_app(db, hub=hub, admin_pin=PIN, poll_interval=0.05)

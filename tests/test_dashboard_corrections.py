@@ -4,7 +4,6 @@ the Game page's live content (/game/body)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,18 +14,6 @@ from web_dashboard.app import create_app
 
 PIN = "1357"
 CALL_SEQ, END_SEQ = 8, 9  # the sample's Nerts call by ana and round 1's end (ana 0, ben 5 left)
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    return sample.make_sample_game(tmp_path_factory.mktemp("recorded"))
-
-
-@pytest.fixture
-def game(recorded, tmp_path) -> Path:
-    for f in recorded.parent.iterdir():
-        shutil.copy(f, tmp_path / f.name)
-    return tmp_path / "game.db"
 
 
 @pytest.fixture

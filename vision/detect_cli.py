@@ -89,6 +89,22 @@ def _read(path: str):
     return image, None
 
 
+def _readable(paths: Iterable[str], command: str, records: list[dict]):
+    """``(path, image)`` for each image that can be read; each other one is reported on stderr and
+    recorded in ``records`` as ``{"image", "error"}``, and the rest still run."""
+    for path in paths:
+        image, error = _read(path)
+        if error:
+            print(f"nerts-referee {command}: error: {error}", file=sys.stderr)
+            records.append({"image": path, "error": error})
+            continue
+        yield path, image
+
+
+def _failures(records: list[dict]) -> int:
+    return 1 if any("error" in r for r in records) else 0
+
+
 def _parse_box(text: str | None):
     if text is None:
         return None
@@ -108,14 +124,8 @@ def _detect(args: argparse.Namespace) -> int:
     detector = _load_detector(args.weights)
     if args.decks:
         detector.backs = _load_registry(args.decks)
-    results, failed = [], 0
-    for path in args.images:
-        image, error = _read(path)
-        if error:
-            failed += 1
-            print(f"nerts-referee detect: error: {error}", file=sys.stderr)
-            results.append({"image": path, "error": error})
-            continue
+    results: list[dict] = []
+    for path, image in _readable(args.images, "detect", results):
         t = time.perf_counter()
         found = [s for s in detector.detect(image) if s.confidence >= args.min_confidence]
         ms = (time.perf_counter() - t) * 1000
@@ -129,7 +139,7 @@ def _detect(args: argparse.Namespace) -> int:
                 print(f"  {s.identity:8s} {s.confidence:.2f}  [{x0:.0f}, {y0:.0f}, {x1:.0f}, {y1:.0f}]{owner}")
     if args.json:
         print(json.dumps({"images": results}, indent=2))
-    return 1 if failed else 0
+    return _failures(results)
 
 
 # --- eval -----------------------------------------------------------------------------------------
@@ -320,14 +330,9 @@ def _decks_classify(args: argparse.Namespace) -> int:
     registry = _load_registry(args.decks)
     if not registry.backs:
         raise UsageError(f"{args.decks} has no registered backs: run 'decks register' first")
-    out, failed, holder = [], 0, {}
-    for p in args.images:
-        image, error = _read(p)
-        if error:
-            failed += 1
-            print(f"nerts-referee decks classify: error: {error}", file=sys.stderr)
-            out.append({"image": p, "error": error})
-            continue
+    out: list[dict] = []
+    holder: dict = {}
+    for p, image in _readable(args.images, "decks classify", out):
         boxes, how = _back_boxes(image, box, holder, args.weights, largest_only=False)
         entries = []
         for b in boxes:
@@ -341,4 +346,4 @@ def _decks_classify(args: argparse.Namespace) -> int:
                 print(f"{p}: {e['owner']}{where} ({how}, {e['share']:.0%} of pixels)")
     if args.json:
         print(json.dumps({"images": out}, indent=2))
-    return 1 if failed else 0
+    return _failures(out)

@@ -253,6 +253,11 @@ class Detector:
         H, W = image.shape[:2]
         boxes = np.clip(boxes, 0, [W, H, W, H])
         conf, cls_id = conf[keep], cls_id[keep]
+        return self._per_class_nms(boxes, conf, cls_id)
+
+    def _per_class_nms(self, boxes: np.ndarray, conf: np.ndarray, cls_id: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Non-maximum suppression within each class; survivors best first."""
         kept: list[int] = []
         for c in np.unique(cls_id):
             idx = np.nonzero(cls_id == c)[0]
@@ -287,12 +292,7 @@ class Detector:
                 all_c.append(c)
                 all_k.append(k)
         boxes, conf, cls_id = np.concatenate(all_b), np.concatenate(all_c), np.concatenate(all_k)
-        kept: list[int] = []
-        for c in np.unique(cls_id):
-            idx = np.nonzero(cls_id == c)[0]
-            kept += [int(idx[k]) for k in nms(boxes[idx], conf[idx], self.iou)]
-        kept.sort(key=lambda k: -conf[k])
-        return boxes[kept], conf[kept], cls_id[kept]
+        return self._per_class_nms(boxes, conf, cls_id)
 
     def classify_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Class probabilities for the index in each box.
