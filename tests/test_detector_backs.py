@@ -1,5 +1,6 @@
 """Back colours -> owners: registration, close pairs under light and colour cast, occlusion,
-rejection of unregistered colours, nominal colours, persistence and bad input."""
+rejection of unregistered colours (also on dark tables), the paper around a box as white,
+nominal colours, persistence (formats /1, /2, /3) and bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from simulator.deck_art import DeckArt
-from vision.backs import UNKNOWN, BackError, BackRegistry, back_descriptor, frame_cast
+from vision.backs import FORMAT, UNKNOWN, BackError, BackRegistry, _context_white, back_descriptor, frame_cast
 
 TABLE = (60, 95, 135)  # BGR: a brown wooden table, no registered back's colour
 
@@ -72,19 +73,76 @@ def test_frame_reading_discounts_the_card_lying_across(drawn_registry):
     img = np.empty((400, 400, 3), np.float32)
     img[:] = TABLE
     boxes = []
-    for k, (colour, angle, centre) in enumerate((("navy", 10, (200, 200)), ("red", 80, (225, 185)))):
-        card = deck.back(colour)
-        h, w = card.shape[:2]
-        M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.7 if k == 0 else 0.45)
-        M[:, 2] += (centre[0] - w / 2, centre[1] - h / 2)
-        warped = cv2.warpAffine(card, M, (400, 400))
-        a = warped[:, :, 3:4] / 255.0
-        img = img * (1 - a) + warped[:, :, :3] * a
-        ys, xs = np.nonzero(warped[:, :, 3] > 128)
-        boxes.append((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+    for colour, angle, centre, scale in (("navy", 10, (200, 200), 0.7), ("red", 80, (225, 185), 0.45)):
+        img = _lay_back(img, deck.back(colour), angle, centre, scale, boxes)
     img = img.astype(np.uint8)
     assert [m.owner for m in reg.classify_frame(img, boxes)] == ["navy", "red"]
     assert reg.classify(img, boxes[0]).owner != "navy"  # what the frame reading fixes
+
+
+def _alone(back: np.ndarray, table: tuple, angle: float) -> tuple[np.ndarray, tuple]:
+    """One back (scale 0.6) on a plain table of colour ``table``; returns (image, box)."""
+    img = np.empty((400, 400, 3), np.float32)
+    img[:] = table
+    h, w = back.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.6)
+    M[:, 2] += (200 - w / 2, 200 - h / 2)
+    warped = cv2.warpAffine(back, M, (400, 400))
+    a = warped[:, :, 3:4] / 255.0
+    ys, xs = np.nonzero(warped[:, :, 3] > 128)
+    return (img * (1 - a) + warped[:, :, :3] * a).astype(np.uint8), (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
+
+
+DARK_TABLES = [(50, 50, 50), (60, 60, 60), (30, 40, 30)]
+
+
+@pytest.mark.parametrize("colour", ["fuchsia", "orange", "lime", "aqua"])
+def test_unregistered_back_on_a_dark_table_is_unknown(drawn_registry, colour):
+    """The dark table in the box's corners votes "black"; the back itself, the box's main
+    cluster, votes for nobody, so the back is unknown, not black."""
+    deck, reg = drawn_registry
+    for table in DARK_TABLES:
+        img, box = _alone(deck.back(colour), table, 10)
+        match = reg.classify(img, box)
+        assert match.owner == UNKNOWN, (colour, table, match)
+        assert match.runner_up == "black"  # what it would have been taken for
+
+
+def test_registered_back_on_a_dark_table_keeps_its_owner(drawn_registry):
+    """At 45 degrees the dark table fills half the box and votes "black" nearly as much as the
+    back votes for its owner: the owner still wins."""
+    deck, reg = drawn_registry
+    for colour in ("blue", "navy", "red", "maroon", "green", "teal", "gray"):
+        for table in DARK_TABLES[:2]:
+            img, box = _alone(deck.back(colour), table, 45)
+            assert reg.classify(img, box).owner == colour, (colour, table)
+
+
+def test_unregistered_card_lying_across_a_registered_back(drawn_registry):
+    """Read with the frame, the unregistered card's pixels belong to its own box: they neither
+    hide the registered back under them nor get an owner themselves."""
+    deck, reg = drawn_registry
+    for under, over in (("navy", "fuchsia"), ("maroon", "orange"), ("teal", "lime")):
+        img = np.empty((400, 400, 3), np.float32)
+        img[:] = TABLE
+        boxes = []
+        for colour, angle, centre, scale in ((under, 10, (200, 200), 0.7), (over, 80, (225, 185), 0.55)):
+            img = _lay_back(img, deck.back(colour), angle, centre, scale, boxes)
+        assert [m.owner for m in reg.classify_frame(img.astype(np.uint8), boxes)] == [under, UNKNOWN], (under, over)
+
+
+def test_context_white_reads_the_paper_around_the_box():
+    """A face-up card beside a back gives the paper level the back's own blurred border lacks."""
+    deck = DeckArt.drawn()
+    img, box = _on_table(deck.back("navy"), light=0.8)
+    img = cv2.GaussianBlur(img, (0, 0), 3.5)  # out of focus: the border no longer reaches the paper's level
+    cast = frame_cast(img)
+    assert _context_white(img, box, cast) < 0.9 * 0.8 * 255
+    face = cv2.resize(deck.face("QH")[:, :, :3], (100, 140))
+    x1 = int(box[2])
+    img[130:270, x1 + 5:x1 + 105] = (face * 0.8).astype(np.uint8)  # same light as the back
+    assert _context_white(img, box, cast) == pytest.approx(0.8 * 255, rel=0.05)
+    assert _context_white(img, None, cast) == 0.0
 
 
 def test_unregistered_colour_is_unknown(drawn_registry):
@@ -136,7 +194,9 @@ def test_registry_round_trip_and_errors(drawn_registry, tmp_path):
     assert set(again.backs) == set(reg.backs)
     img, box = _on_table(deck.back("maroon"), angle=10)
     assert again.classify(img, box).owner == "maroon"
-    assert json.loads(path.read_text())["format"] == "nerts-backs/2"
+    saved = json.loads(path.read_text())
+    assert saved["format"] == FORMAT == "nerts-backs/3"
+    assert (again.max_unmatched, again.unmatched_dist) == (reg.max_unmatched, reg.unmatched_dist)
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(BackError, match="not JSON"):
         BackRegistry.load(tmp_path / "bad.json")
@@ -145,11 +205,20 @@ def test_registry_round_trip_and_errors(drawn_registry, tmp_path):
         BackRegistry.load(tmp_path / "other.json")
     with pytest.raises(BackError, match="not found"):
         BackRegistry.load(tmp_path / "missing.json")
-    old = {"format": "nerts-backs/1", "tau": 16.0, "backs": [{"owner": "ana", "lab": [[30.0, 60.0, 40.0]]}]}
+    old = {"format": "nerts-backs/1", "tau": 9.0, "backs": [{"owner": "ana", "lab": [[30.0, 60.0, 40.0]]}]}
     (tmp_path / "v1.json").write_text(json.dumps(old))  # an older file: its backs, today's thresholds
     v1 = BackRegistry.load(tmp_path / "v1.json")
     assert list(v1.backs) == ["ana"] and v1.tau == BackRegistry().tau
-    (tmp_path / "entry.json").write_text('{"format": "nerts-backs/2", "backs": [{"owner": "x"}]}')
+    v2 = dict(saved, format="nerts-backs/2", tau=9.0)  # a /2 file: its backs, today's thresholds
+    v2.pop("max_unmatched")
+    (tmp_path / "v2.json").write_text(json.dumps(v2))
+    old2 = BackRegistry.load(tmp_path / "v2.json")
+    assert set(old2.backs) == set(reg.backs) and old2.tau == BackRegistry().tau
+    assert old2.classify(img, box).owner == "maroon"
+    (tmp_path / "v9.json").write_text('{"format": "nerts-backs/9", "backs": []}')
+    with pytest.raises(BackError, match="not readable by this version"):
+        BackRegistry.load(tmp_path / "v9.json")
+    (tmp_path / "entry.json").write_text('{"format": "nerts-backs/3", "backs": [{"owner": "x"}]}')
     with pytest.raises(BackError, match="bad back entry"):
         BackRegistry.load(tmp_path / "entry.json")
 
@@ -176,3 +245,16 @@ def test_bad_registration_inputs():
 def test_empty_registry_says_unknown():
     img = np.full((40, 30, 3), 128, np.uint8)
     assert BackRegistry().classify(img).owner == UNKNOWN
+
+
+def _lay_back(img: np.ndarray, card: np.ndarray, angle: float, centre: tuple[int, int], scale: float,
+              boxes: list) -> np.ndarray:
+    """Composite an RGBA back onto a 400x400 float image; append its axis-aligned box to ``boxes``."""
+    h, w = card.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    M[:, 2] += (centre[0] - w / 2, centre[1] - h / 2)
+    warped = cv2.warpAffine(card, M, (400, 400))
+    a = warped[:, :, 3:4] / 255.0
+    ys, xs = np.nonzero(warped[:, :, 3] > 128)
+    boxes.append((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+    return img * (1 - a) + warped[:, :, :3] * a

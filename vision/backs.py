@@ -9,7 +9,10 @@ the white of the cards themselves:
   unclipped pixels (card faces, back borders) and divided out;
 - the light level varies over the table (lamps, shadows): each pixel is divided by the local
   white, the brightest near-neutral pixels around it (the back's own border and pattern), with a
-  floor at 80% of the box's white so a patch with no white nearby is not blown up to white.
+  floor at 80% of the box's white so a patch with no white nearby is not blown up to white. The
+  box's white is also read from the paper around the box (other cards' faces): on a small or
+  blurred back the thin white border and dots never reach the paper's level, and a white read
+  too low turns maroon into red, navy into blue and teal into aqua.
 
 The result is the printed colour as if lit by white light of the paper's level, in CIE Lab.
 
@@ -20,6 +23,10 @@ The result is the printed colour as if lit by white light of the paper's level, 
   a tighter distance), weighted towards the box centre; other cards, hands or table inside the
   box vote for nobody or for someone else. The winner needs ``min_share`` of the weight and
   ``min_ratio`` times the runner-up's; otherwise the back is ``unknown`` (rejection, not a guess).
+- An unregistered back votes for nobody, so a few dark table or outline pixels voting "black"
+  could win it. The pixels that vote for nobody are therefore clustered too: when their main
+  cluster is ``max_unmatched`` times the winner's share and is not a drifted version of the
+  winner's print (more than ``unmatched_dist`` from it), the back is ``unknown``.
 - :meth:`BackRegistry.classify_frame` reads all the backs of one frame together: a pixel that
   votes for the owner of *another* box covering it is most likely that card lying across this
   one (piles, fans), so it weighs little. Use it when the detector gives every back of a frame.
@@ -47,15 +54,23 @@ import cv2
 import numpy as np
 
 UNKNOWN = "unknown"
-FORMAT = "nerts-backs/2"
-READABLE_FORMATS = ("nerts-backs/1", FORMAT)  # /1 prototypes were balanced differently: re-register
+FORMAT = "nerts-backs/3"
+# Older files load with this version's thresholds: /1 prototypes were balanced differently and /2
+# ones read the white from the box alone, so re-registering (``decks register``) is better.
+READABLE_FORMATS = ("nerts-backs/1", "nerts-backs/2", FORMAT)
 L_WEIGHT = 0.8  # lightness against chroma for coloured backs (shading still moves L most)
 SIDE = 64  # boxes are measured at most SIDE px on their long side (nearest-neighbour: no mixing)
 CLIP_SHARE, CLIP_BOOST = 0.01, 1.1  # clipped paper (> 1% of the box): its true level is ~10% higher
 OVERLAP_WEIGHT = 0.3  # weight of a pixel explained by another back's box (classify_frame)
-LOCAL_K, LOCAL_FLOOR = 0.2, 0.8  # local white: window (share of the box side), floor (share of the box's white)
-BLUR_SCALE = 1.4  # blurred variants count at 1/1.4 of tau: the lighter twins (lime, aqua, #0062ff) stay out
-BLUR_MIX = (0.0, 0.15)  # shares of white pattern mixed into a print by blur (see with_blur)
+LOCAL_K, LOCAL_FLOOR = 0.3, 0.8  # local white: window (share of the box side), floor (share of the box's white)
+CONTEXT, CONTEXT_Q = 0.5, 0.97  # paper around the box: margin (share of the box side), quantile of its white
+# Blur, distance and JPEG mix a back's print with its white pattern: a small back's pixels are a
+# paler version of the print. Each share t of BLUR_MIX is a variant of every prototype, matched
+# within tau / (1 + BLUR_K * t) (tau / 1.4 at 15%): twins converge towards white as t grows, so
+# paler variants must match closer or the lighter twins (lime, aqua, #0062ff) get in. Mixes of
+# 30% and 45% were measured too: +0.2% correct on registered backs, but rejection 0.86 -> 0.72.
+BLUR_MIX = (0.0, 0.15)
+BLUR_K = 2.67
 
 Box = Sequence[float]
 
@@ -108,6 +123,19 @@ def frame_cast(image: np.ndarray) -> np.ndarray:
     return cast
 
 
+def _context_white(image: np.ndarray, box: Box | None, cast: np.ndarray) -> float:
+    """Paper level around the box (grown by CONTEXT on each side): a high quantile of the
+    near-neutral pixels' darkest channel; 0 when there is no paper (or no box)."""
+    if box is None:
+        return 0.0
+    x0, y0, x1, y1 = (float(v) for v in box)
+    mx, my = CONTEXT * (x1 - x0), CONTEXT * (y1 - y0)
+    px = (_crop(image, (x0 - mx, y0 - my, x1 + mx, y1 + my)) / cast).reshape(-1, 3)
+    lo = px.min(axis=1)
+    lo = lo[lo > 0.75 * px.max(axis=1)]
+    return float(np.quantile(lo, CONTEXT_Q)) if len(lo) > 20 else 0.0
+
+
 def normalised_lab(image: np.ndarray, box: Box | None = None) -> np.ndarray:
     """Lab (L 0..100) of the box's pixels (h', w', 3) relative to the cards' white: cast from the
     frame, light level from the brightest neutral pixels near each pixel."""
@@ -122,7 +150,7 @@ def normalised_lab(image: np.ndarray, box: Box | None = None) -> np.ndarray:
     px = crop.reshape(-1, 3)
     n = max(5, int(0.08 * len(px)))
     brightest = px[np.argpartition(-px.min(axis=1), n - 1)[:n]]
-    box_white = max(float(np.quantile(brightest.max(axis=1), 0.9)), 40.0)
+    box_white = max(float(np.quantile(brightest.max(axis=1), 0.9)), 40.0, _context_white(image, box, cast))
     white = np.clip(local, LOCAL_FLOOR * box_white, 255.0)[..., None]
     if (raw.min(axis=2) >= 250).mean() > CLIP_SHARE:
         # the paper is clipped: its true level is higher than it reads (by CLIP_BOOST on average)
@@ -188,8 +216,7 @@ def colour_descriptor(colour: str) -> np.ndarray:
 
 def _blur_scale(n: int) -> np.ndarray:
     """Distance factor per row of :func:`with_blur`'s output: blurred variants must match closer."""
-    k = n // len(BLUR_MIX)
-    return np.repeat([1.0 if t == 0 else BLUR_SCALE for t in BLUR_MIX], k)[None, :]
+    return np.repeat([1.0 + BLUR_K * t for t in BLUR_MIX], n // len(BLUR_MIX))[None, :]
 
 
 def with_blur(protos: np.ndarray) -> np.ndarray:
@@ -218,13 +245,41 @@ class BackMatch:
 
 
 @dataclass
+class _Pixels:
+    """One box's measured pixels (flattened crop): nearest owner within tau (-1: nobody or white),
+    centre weight, non-white mask, Lab, crop shape."""
+
+    nearest: np.ndarray
+    weights: np.ndarray
+    keep: np.ndarray
+    lab: np.ndarray
+    shape: tuple
+
+
+def _main_cluster(lab: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray]:
+    """Weight and centre of the densest cluster of Lab pixels (10-unit cells, 3x3x3 neighbourhood)."""
+    hist, edges = np.histogramdd(lab, bins=(10, 20, 20), range=((0, 100), (-100, 100), (-100, 100)), weights=weights)
+    padded = np.pad(hist, 1)
+    dense = sum(padded[i:i + hist.shape[0], j:j + hist.shape[1], k:k + hist.shape[2]]
+                for i in range(3) for j in range(3) for k in range(3))
+    cell = np.unravel_index(int(dense.argmax()), dense.shape)
+    centre = np.array([(e[c] + e[c + 1]) / 2 for e, c in zip(edges, cell)])
+    near = np.linalg.norm(lab - centre, axis=1) < 15
+    if weights[near].sum() > 0:
+        centre = np.average(lab[near], axis=0, weights=weights[near])
+    return float(dense.max()), centre
+
+
+@dataclass
 class BackRegistry:
     """Registered backs: owner -> prototypes (white-normalised Lab, one row per registration image)."""
 
     backs: dict[str, np.ndarray] = field(default_factory=dict)
-    tau: float = 14.0
+    tau: float = 16.0
     min_share: float = 0.05
-    min_ratio: float = 1.3
+    min_ratio: float = 1.15
+    max_unmatched: float = 3.0  # unmatched cluster / winner's share above which a back is unknown
+    unmatched_dist: float = 20.0  # ... unless that cluster lies this close to the winner's print
     _protos: list = field(default_factory=list, init=False, repr=False, compare=False)
     _protos_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -254,38 +309,55 @@ class BackRegistry:
             raise BackError(f"owner name must be non-empty and not {UNKNOWN!r}")
         return name
 
-    def _assign(self, image: np.ndarray, box: Box | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
-        """Per pixel of the measured crop: index of the nearest owner within tau (-1: none or
-        white), centre weight, non-white mask, crop shape."""
+    def _assign(self, image: np.ndarray, box: Box | None) -> _Pixels:
+        """The box's pixels, each with the nearest owner within tau."""
         lab = normalised_lab(image, box)
         shape = lab.shape[:2]
         lab = lab.reshape(-1, 3)
         keep = _not_white(lab)
         nearest = np.full(len(lab), -1)
         if self.backs and keep.any():
-            key = tuple((n, p.tobytes()) for n, p in self.backs.items())
-            if self._protos_key != key:  # the blurred variants only change when a back does
-                self._protos = [with_blur(p) for p in self.backs.values()]
-                self._protos_key = key
-            dist = np.stack([(_distances(lab[keep], p) * _blur_scale(len(p))).min(axis=1) for p in self._protos], axis=1)
+            dist = np.stack([(_distances(lab[keep], p) * _blur_scale(len(p))).min(axis=1) for p in self._variants()], axis=1)
             nearest[keep] = np.where(dist.min(axis=1) < self.tau, dist.argmin(axis=1), -1)
-        return nearest, _centre_weights(*shape), keep, shape
+        return _Pixels(nearest, _centre_weights(*shape), keep, lab, shape)
 
-    def _tally(self, image: np.ndarray, box: Box | None, assigned: tuple, others: Sequence[tuple[Box, str]]) -> dict[str, float]:
-        nearest, weights, keep, shape = assigned
+    def _variants(self) -> list[np.ndarray]:
+        """Each owner's prototypes with their blurred variants (recomputed only when a back changes)."""
+        key = tuple((n, p.tobytes()) for n, p in self.backs.items())
+        if self._protos_key != key:
+            self._protos = [with_blur(p) for p in self.backs.values()]
+            self._protos_key = key
+        return self._protos
+
+    def _tally(self, image: np.ndarray, box: Box | None, px: _Pixels,
+               others: Sequence[tuple[Box, str]]) -> tuple[dict[str, float], float]:
+        """Vote shares per owner, and the share of the main cluster of pixels that voted for
+        nobody (pixels inside another box are left out of it: they are that card's)."""
         names = list(self.backs)
-        if not names or not keep.any():
-            return {n: 0.0 for n in names}
+        if not names or not px.keep.any():
+            return {n: 0.0 for n in names}, 0.0
+        weights = px.weights
+        covered = np.zeros(len(px.nearest), bool)
         if len(others):
             index = {n: i for i, n in enumerate(names)}
-            explained = np.zeros(len(nearest), bool)
+            explained = np.zeros(len(px.nearest), bool)
             for other_box, owner in others:
+                inside = _covered(image.shape, box, other_box, px.shape)
+                covered |= inside
                 if owner in index:
-                    explained |= _covered(image.shape, box, other_box, shape) & (nearest == index[owner])
+                    explained |= inside & (px.nearest == index[owner])
             weights = np.where(explained, OVERLAP_WEIGHT * weights, weights)
-        voted = nearest >= 0
-        counts = np.bincount(nearest[voted], weights=weights[voted], minlength=len(names)) / max(weights[keep].sum(), 1e-9)
-        return {n: float(c) for n, c in zip(names, counts)}
+        voted = px.nearest >= 0
+        total = max(float(weights[px.keep].sum()), 1e-9)
+        counts = np.bincount(px.nearest[voted], weights=weights[voted], minlength=len(names)) / total
+        unmatched = px.keep & ~voted & ~covered
+        share = 0.0
+        if unmatched.sum() >= 5 and counts.max() > 0:
+            mass, centre = _main_cluster(px.lab[unmatched], weights[unmatched])
+            winner = self._variants()[int(counts.argmax())]
+            if _distances(centre[None], winner).min() > self.unmatched_dist:  # not the winner's print, drifted
+                share = mass / total
+        return {n: float(c) for n, c in zip(names, counts)}, share
 
     def votes(self, image: np.ndarray, box: Box | None = None, others: Sequence[tuple[Box, str]] = ()) -> dict[str, float]:
         """Centre-weighted share of the box's non-white pixels nearest to each owner (within tau).
@@ -293,32 +365,33 @@ class BackRegistry:
         ``others``: (box, owner) of the frame's other backs. A pixel that votes for the owner of
         another box covering it is most likely that card lying across this one (piles and fans
         cover each other's boxes), so it weighs only OVERLAP_WEIGHT."""
-        return self._tally(image, box, self._assign(image, box), others)
+        return self._tally(image, box, self._assign(image, box), others)[0]
 
-    def _decide(self, votes: dict[str, float]) -> BackMatch:
+    def _decide(self, tally: tuple[dict[str, float], float]) -> BackMatch:
+        votes, unmatched = tally
         ranked = sorted(votes.items(), key=lambda kv: -kv[1])
         if not ranked:
             return BackMatch(UNKNOWN, 0.0)
         best, share = ranked[0]
         second, second_share = ranked[1] if len(ranked) > 1 else (None, 0.0)
-        if share < self.min_share or share < self.min_ratio * second_share:
+        if share < self.min_share or share < self.min_ratio * second_share or unmatched > self.max_unmatched * share:
             return BackMatch(UNKNOWN, share, best, share if second is None else second_share)
         return BackMatch(best, share, second, second_share)
 
     def classify(self, image: np.ndarray, box: Box | None = None, others: Sequence[tuple[Box, str]] = ()) -> BackMatch:
         """The owner of the back in ``box`` of ``image`` (whole image when None), or ``unknown``.
         ``others``: (box, owner) of the frame's other backs, if known (see :meth:`classify_frame`)."""
-        return self._decide(self.votes(image, box, others))
+        return self._decide(self._tally(image, box, self._assign(image, box), others))
 
     def classify_frame(self, image: np.ndarray, boxes: Sequence[Box]) -> list[BackMatch]:
         """Owners of all the backs found in one frame. Each back is read alone first; then again
-        with the pixels that another box's owner explains (a card lying across it) discounted."""
+        with the pixels that another box's owner explains (a card lying across it) discounted,
+        and with every other box's pixels left out of the unmatched cluster."""
         boxes = list(boxes)
-        assigned = [self._assign(image, b) for b in boxes]
-        first = [self._decide(self._tally(image, b, a, ())) for b, a in zip(boxes, assigned)]
-        return [self._decide(self._tally(image, b, a, [(o, m.owner) for j, (o, m) in enumerate(zip(boxes, first))
-                                                        if j != i and m.known]))
-                for i, (b, a) in enumerate(zip(boxes, assigned))]
+        measured = [self._assign(image, b) for b in boxes]
+        first = [self._decide(self._tally(image, b, px, ())) for b, px in zip(boxes, measured)]
+        return [self._decide(self._tally(image, b, px, [(o, m.owner) for j, (o, m) in enumerate(zip(boxes, first)) if j != i]))
+                for i, (b, px) in enumerate(zip(boxes, measured))]
 
     # persistence -----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -327,6 +400,8 @@ class BackRegistry:
             "tau": self.tau,
             "min_share": self.min_share,
             "min_ratio": self.min_ratio,
+            "max_unmatched": self.max_unmatched,
+            "unmatched_dist": self.unmatched_dist,
             "backs": [
                 {"owner": name, "lab": [[round(float(v), 3) for v in row] for row in protos],
                  "preview_bgr": [int(v) for v in _lab_to_bgr(np.median(protos, axis=0))]}
@@ -336,15 +411,19 @@ class BackRegistry:
 
     @classmethod
     def from_dict(cls, data: dict) -> "BackRegistry":
-        if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if isinstance(fmt, str) and fmt.startswith("nerts-backs/") and fmt not in READABLE_FORMATS:
+            raise BackError(f"back registry format {fmt!r} is not readable by this version "
+                            f"(reads {', '.join(READABLE_FORMATS)}): upgrade nerts-referee or re-register the backs")
+        if fmt not in READABLE_FORMATS:
             raise BackError(f"not a back registry (expected format {FORMAT!r})")
-        if data["format"] != FORMAT:  # older measurements: the thresholds of this version apply
-            data = {k: v for k, v in data.items() if k not in ("tau", "min_share", "min_ratio")}
+        thresholds = ("tau", "min_share", "min_ratio", "max_unmatched", "unmatched_dist")
+        if fmt != FORMAT:  # older measurements: the thresholds of this version apply
+            data = {k: v for k, v in data.items() if k not in thresholds}
         reg = cls()
         try:
-            reg.tau = float(data.get("tau", reg.tau))
-            reg.min_share = float(data.get("min_share", reg.min_share))
-            reg.min_ratio = float(data.get("min_ratio", reg.min_ratio))
+            for name in thresholds:
+                setattr(reg, name, float(data.get(name, getattr(reg, name))))
         except (TypeError, ValueError) as exc:
             raise BackError(f"bad threshold in back registry: {exc}") from exc
         for item in data.get("backs", []):

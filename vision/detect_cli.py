@@ -334,9 +334,11 @@ def _decks_classify(args: argparse.Namespace) -> int:
     holder: dict = {}
     for p, image in _readable(args.images, "decks classify", out):
         boxes, how = _back_boxes(image, box, holder, args.weights, largest_only=False)
+        # the whole frame at once, as the pipeline reads it: a card lying across a back explains its pixels
+        matches = (registry.classify_frame(image, boxes) if None not in boxes
+                   else [registry.classify(image, b) for b in boxes])
         entries = []
-        for b in boxes:
-            m = registry.classify(image, b)
+        for b, m in zip(boxes, matches):
             entries.append({"owner": m.owner, "share": round(m.share, 3), "runner_up": m.runner_up,
                             "box": None if b is None else [round(float(v), 1) for v in b]})
         out.append({"image": p, "source": how, "backs": entries})
