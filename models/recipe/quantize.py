@@ -114,8 +114,10 @@ def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print
 
 
 def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int = 20261130, n_scenes: int = 48,
-                    log=print) -> None:
-    """A model folder (float weights + detector.json) -> the same folder in int8 at ``out``."""
+                    log=print, extra: list[Path] | None = None) -> None:
+    """A model folder (float weights + detector.json) -> the same folder in int8 at ``out``.
+    ``extra``: more calibration images (the pipeline's canvases, whose grey fill and upsampled
+    cards the scenes do not show)."""
     import json
 
     meta = json.loads((float_dir / "detector.json").read_text())
@@ -124,6 +126,10 @@ def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int =
                                 meta.get("recipe", {}).get("holdout", "jumbo-index"),
                                 real_dev if real_dev is not None and real_dev.is_dir() else None,
                                 meta.get("trained_on", []))
+    if extra:
+        import cv2
+
+        images += [img for img in (cv2.imread(str(p)) for p in extra) if img is not None]
     quantize(float_dir, out, images, log=log)
     meta["weights"] = "int8 QDQ (models/recipe/quantize.py)"
     (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")

@@ -232,21 +232,29 @@ def _angle(rng) -> float:
 
 
 def render_scene(rng: np.random.Generator, decks: list[DeckArt], back_decks: list[DeckArt],
-                 back_share: float | None = None, back_colours: list[str] | None = None) -> tuple[np.ndarray, list[Label]]:
+                 back_share: float | None = None, back_colours: list[str] | None = None,
+                 layout: str | None = None, close_size: tuple[float, float] = (0.45, 0.95)
+                 ) -> tuple[np.ndarray, list[Label]]:
     """One labelled scene, BGR uint8 OUT x OUT. ``back_share`` overrides the share of face-down
-    cards, ``back_colours`` limits their colours (the back-owner bench uses both)."""
+    cards, ``back_colours`` limits their colours (the back-owner bench uses both); ``layout``
+    forces one layout, ``close_size`` is a close-up card's height as a share of the view (above 1:
+    the card overflows the view, its indices 100-200 px tall, like a phone photo of one card)."""
     # Render at a random size and aspect, then resize to OUT x OUT: the real-dev photos were
     # stretched to 640x640 by their publisher, so card proportions vary.
     cw, ch = int(rng.uniform(480, 900)), int(rng.uniform(480, 900))
     scene = Scene(rng, ch, cw)
-    layout = rng.choice(["spread", "fan", "piles", "close"], p=[0.4, 0.2, 0.2, 0.2])
+    if layout is None:
+        layout = rng.choice(["spread", "fan", "piles", "close"], p=[0.4, 0.2, 0.2, 0.2])
+    elif layout not in ("spread", "fan", "piles", "close"):
+        raise ValueError(f"layout: {layout!r} is not one of spread, fan, piles, close")
     deck_pool = [decks[int(rng.integers(len(decks)))]] if rng.random() < 0.6 else decks
     if layout == "close":
         n = int(rng.integers(1, 3))
         for _ in range(n):
-            card_h = rng.uniform(0.45, 0.95) * min(cw, ch)
+            card_h = rng.uniform(*close_size) * min(cw, ch)
             art, ident, boxes, colour = _pick_art(rng, deck_pool, back_decks, 0.1 if back_share is None else back_share, back_colours)
-            quad = _card_quad(rng.uniform(0.25, 0.75) * cw, rng.uniform(0.25, 0.75) * ch, card_h,
+            spread = 0.25 if card_h <= min(cw, ch) else 0.45  # an overflowing card shows one corner or another
+            quad = _card_quad(rng.uniform(0.5 - spread, 0.5 + spread) * cw, rng.uniform(0.5 - spread, 0.5 + spread) * ch, card_h,
                               rng.choice([0, 90, 180, 270]) + rng.normal(0, 12), 0.03, rng)
             scene.add_card(art, ident, quad, boxes, colour=colour)
     else:

@@ -23,6 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "train"
 MODELS = REPO / "models"
+FT_EPOCHS = 2  # det-ft: 12-30 min an epoch on 2 shared CPU cores, depending on the load (see README)
+CLS_FT_EPOCHS = 2
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",
@@ -48,6 +50,15 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+def _continue(weights: Path, data_yaml: Path, epochs: int, name: str, imgsz: int, common: dict) -> None:
+    """Train on from ``weights``: the gentler second schedule (lr 0.001, no warm-up) of det2 and det3."""
+    from ultralytics import YOLO
+
+    YOLO(str(weights)).train(data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=16, nbs=16, name=name,
+                             degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0, val=False,
+                             patience=100, optimizer="AdamW", lr0=0.001, **common)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenes", type=int, default=1100, help="rendered training scenes")
@@ -60,11 +71,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-epochs", type=int, default=8)
     ap.add_argument("--det-more", type=int, default=4, help="epochs of the second, gentler detector schedule")
     ap.add_argument("--det-model", default=str(Path(__file__).with_name("cards-det.yaml")))
+    ap.add_argument("--ft-epochs", type=int, default=FT_EPOCHS,
+                    help="epochs of the fine-tune on the pipeline's views (stage det-ft; 0: none)")
+    ap.add_argument("--ft-seeds", default="6000-6109", help="dev seeds of the simulated clips filmed for det-ft")
+    ap.add_argument("--ft-frames", type=int, default=20, help="frames sampled per clip for det-ft")
+    ap.add_argument("--ft-closeups", type=int, default=250, help="close-up scenes for det-ft")
+    ap.add_argument("--ft-old-scenes", type=int, default=500, help="first-stage scenes kept in the det-ft mix")
+    ap.add_argument("--cls-ft-epochs", type=int, default=CLS_FT_EPOCHS,
+                    help="epochs of the classifier fine-tune on index crops of the pipeline's views (stage cls-ft)")
+    ap.add_argument("--cls-ft-seeds", default="6200-6219", help="dev seeds of the clips cut into classifier crops")
+    ap.add_argument("--cls-ft-val-seeds", default="6240-6242", help="dev seeds of the crops scored each epoch")
+    ap.add_argument("--cls-data", type=Path, default=None, help="classifier crops (default: <data>/cls_upright)")
+    ap.add_argument("--cls-onnx", type=Path, default=None,
+                    help="classifier to ship when the cls stage is not run (default: build/train/cls)")
+    ap.add_argument("--float-dir", type=Path, default=BUILD / "float", help="where the float ONNX models go")
+    ap.add_argument("--data", type=Path, default=BUILD / "data", help="training data folder")
+    ap.add_argument("--runs", type=Path, default=BUILD / "runs", help="ultralytics runs folder")
     ap.add_argument("--cls-imgsz", type=int, default=64)
     ap.add_argument("--cls-epochs", type=int, default=6)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--skip-data", action="store_true", help="reuse build/train/data")
-    ap.add_argument("--stages", default="cls,det", help="which stages to train (others: reuse build/train/runs)")
+    ap.add_argument("--stages", default="cls,det,det-ft,cls-ft",
+                    help="which stages to train: cls, det (both detector schedules), det-more, det-ft, cls-ft "
+                         "(others: reuse build/train/runs)")
     ap.add_argument("--out", type=Path, default=MODELS, help="where the .onnx files and detector.json go")
     ap.add_argument("--float", action="store_true", help="ship float weights instead of int8")
     args = ap.parse_args(argv)
@@ -81,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from models.recipe.build_data import CLS_SIZE, build
 
-    data = BUILD / "data"
+    data = args.data
     started = time.time()
     if not args.skip_data:
         _log("building data")
@@ -90,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cls_imgsz != CLS_SIZE:
         _log(f"note: crops are {CLS_SIZE}px, classifier input {args.cls_imgsz}px")
 
-    runs = BUILD / "runs"
+    runs = args.runs
+    cls_data = args.cls_data or data / "cls_upright"
     common = dict(device="cpu", workers=args.threads, plots=False, amp=False, seed=0, deterministic=True,
                   project=str(runs), exist_ok=True, verbose=False)
 
@@ -99,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         _log("training the index classifier")
         from models.recipe.train_cls import train_classifier
 
-        train_classifier(data / "cls_upright", BUILD / "cls" / "cards_cls.onnx", epochs=args.cls_epochs, seed=0,
+        train_classifier(cls_data, BUILD / "cls" / "cards_cls.onnx", epochs=args.cls_epochs, seed=0,
                          upright=True, log=_log)
-    cls_onnx = BUILD / "cls" / "cards_cls.onnx"
+    cls_onnx = BUILD / "cls" / "cards_cls.onnx" if "cls" in stages or args.cls_onnx is None else args.cls_onnx
 
     if "det" in stages:
         _log("training the index/back detector")
@@ -115,24 +145,66 @@ def main(argv: list[str] | None = None) -> int:
             # a second, gentler schedule from the first one's weights (how the shipped weights were
             # made: the first 8 epochs fit the first time slot, these 4 the next)
             _log("continuing the detector")
-            more = YOLO(str(det_best))
-            more.train(data=str(data / "det" / "data.yaml"), epochs=args.det_more, imgsz=args.det_imgsz, batch=16,
-                       nbs=16, name="det2", degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0,
-                       val=False, patience=100, optimizer="AdamW", lr0=0.001, **common)
+            _continue(det_best, data / "det" / "data.yaml", args.det_more, "det2", args.det_imgsz, common)
         det_best = runs / "det2" / "weights" / "last.pt"
+    if args.ft_epochs > 0:
+        if "det" in stages or "det-ft" in stages:
+            # the pipeline's own view (models/recipe/table_views.py): 416 px canvases of the
+            # rectified table at 1.2 px/mm, cards in flight, hands; with close-ups, part of the
+            # first scenes and the real-dev train half so photo skills are kept
+            ft_data = finetune_data(data, args)
+            _log(f"fine-tuning the detector on the pipeline's views ({ft_data})")
+            _continue(det_best, data / "det-ft" / "data.yaml", args.ft_epochs, "det3", args.det_imgsz, common)
+        det_best = runs / "det3" / "weights" / "last.pt"
+
+    if args.cls_ft_epochs > 0:
+        if "cls" in stages or "cls-ft" in stages:
+            from models.recipe.table_views import build_view_crops, parse_seeds
+            from models.recipe.train_cls import train_classifier
+
+            shared = args.shared if args.shared.is_dir() else None
+            for name, seeds in (("view_crops", args.cls_ft_seeds), ("view_crops_val", args.cls_ft_val_seeds)):
+                if not (args.skip_data and (data / name).is_dir()):
+                    shutil.rmtree(data / name, ignore_errors=True)
+                    _log(f"cutting classifier crops from the pipeline's views ({name})")
+                    build_view_crops(data / name, parse_seeds(seeds), 16, shared, args.holdout, args.threads)
+            _log("fine-tuning the classifier on the pipeline's index crops")
+            train_classifier(cls_data, BUILD / "cls-ft" / "cards_cls.onnx", epochs=args.cls_ft_epochs, seed=0,
+                             lr=1e-3, upright=True, log=_log, init_onnx=cls_onnx, extra=[data / "view_crops"],
+                             extra_val=data / "view_crops_val", extra_repeat=3)
+        cls_onnx = BUILD / "cls-ft" / "cards_cls.onnx"
 
     export(det_best, cls_onnx, args.det_imgsz, args.cls_imgsz, args.out, args.shared, {
         "seed": args.seed, "scenes": args.scenes, "holdout": args.holdout, "real_copies": args.real_copies,
-        "det_epochs": args.det_epochs, "det_more_epochs": args.det_more, "cls_epochs": args.cls_epochs, "det_model": Path(args.det_model).name,
-        "cls_model": "train_cls.py",
+        "det_epochs": args.det_epochs, "det_more_epochs": args.det_more, "ft_epochs": args.ft_epochs,
+        "ft_seeds": args.ft_seeds, "ft_frames": args.ft_frames, "ft_closeups": args.ft_closeups,
+        "ft_old_scenes": args.ft_old_scenes, "cls_epochs": args.cls_epochs, "det_model": Path(args.det_model).name,
+        "cls_model": "train_cls.py", "cls_ft_epochs": args.cls_ft_epochs, "cls_ft_seeds": args.cls_ft_seeds,
         "train_minutes": round((time.time() - started) / 60, 1),
-    }, int8=not args.float)
+    }, int8=not args.float, float_dir=args.float_dir, views_dir=data / "views")
     _log(f"done in {(time.time() - started) / 60:.1f} min")
     return 0
 
 
+def finetune_data(data: Path, args: argparse.Namespace) -> dict[str, int]:
+    """Build (or, with ``--skip-data``, reuse) the det-ft set under ``data``; returns its counts."""
+    from models.recipe.finetune_data import build_closeups, write_finetune_yaml
+    from models.recipe.table_views import build_views, parse_seeds
+
+    shared = args.shared if args.shared.is_dir() else None
+    views, closeups = data / "views", data / "closeups"
+    if not (args.skip_data and (views / "images").is_dir()):
+        shutil.rmtree(views, ignore_errors=True)
+        _log("filming simulated clips for the pipeline's views")
+        build_views(views, parse_seeds(args.ft_seeds), args.ft_frames, shared, args.holdout, args.threads, log=_log)
+    if not (args.skip_data and (closeups / "images").is_dir()):
+        shutil.rmtree(closeups, ignore_errors=True)
+        build_closeups(closeups, args.ft_closeups, args.seed + 1, shared, args.holdout, args.threads)
+    return write_finetune_yaml(data / "det-ft", views, closeups, data / "det", args.ft_old_scenes)
+
+
 def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Path, shared: Path, recipe: dict,
-           int8: bool = True) -> None:
+           int8: bool = True, float_dir: Path | None = None, views_dir: Path | None = None) -> None:
     """Export the detector to ONNX (no onnxslim: it would be fetched), store both models' weights
     as float16 in ``build/train/float``, quantize them to int8 into ``out`` (the 2-core latency
     target; ``int8=False`` ships the float ones) and write detector.json with tuned thresholds."""
@@ -141,7 +213,7 @@ def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Pa
     from models.recipe.compact import compact
     from models.recipe.quantize import quantize_folder
 
-    float_dir = BUILD / "float"
+    float_dir = float_dir or BUILD / "float"
     float_dir.mkdir(parents=True, exist_ok=True)
     det = YOLO(str(det_pt))
     det_onnx = Path(det.export(format="onnx", imgsz=det_imgsz, simplify=False, dynamic=False, opset=17))
@@ -158,7 +230,9 @@ def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Pa
     add_trained_on(float_dir, shared, int(recipe.get("real_copies", 0)))
     out.mkdir(parents=True, exist_ok=True)
     if int8:
-        quantize_folder(float_dir, out, shared if shared.is_dir() else None, log=_log)
+        # a few of the pipeline's canvases too, when the fine-tune made them (every 40th, fixed)
+        views = sorted((views_dir / "images").glob("*.jpg"))[::40][:48] if views_dir is not None else []
+        quantize_folder(float_dir, out, shared if shared.is_dir() else None, log=_log, extra=views)
     else:
         for name in ("cards_det.onnx", "cards_cls.onnx", "detector.json"):
             shutil.copy(float_dir / name, out / name)

@@ -179,9 +179,53 @@ def accuracy_like_inference(net, real: RealSet) -> tuple[float, np.ndarray]:
     return float((guess == real.labels).mean()), guess
 
 
+def load_onnx_weights(net, onnx_path: Path) -> None:
+    """Put an exported classifier's weights back into :func:`build_net`'s layout. The export
+    folded each batch norm into its convolution, so each conv takes the folded kernel and its batch
+    norm becomes the identity plus the folded bias (keep those norms in eval mode when training)."""
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    model = onnx.load(str(onnx_path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]] if len(n.input) > 2 else None)
+             for n in model.graph.node if n.op_type == "Conv"]
+    gemm = [(init[n.input[1]], init[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
+    mods = list(net.modules())
+    pairs = [(m, mods[k + 1]) for k, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
+    linear = [m for m in mods if isinstance(m, nn.Linear)]
+    if len(pairs) != len(convs) or len(linear) != len(gemm) != 1:
+        raise ValueError(f"{onnx_path}: {len(convs)} convolutions / {len(gemm)} dense layers, the network has "
+                         f"{len(pairs)} / {len(linear)}")
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(pairs, convs):
+            if tuple(conv.weight.shape) != w.shape:
+                raise ValueError(f"{onnx_path}: kernel {w.shape} where the network has {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w.astype(np.float32)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b.astype(np.float32)) if b is not None else torch.zeros_like(bn.bias))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        w, b = gemm[0]
+        transposed = w.shape != tuple(linear[0].weight.shape)
+        linear[0].weight.copy_(torch.from_numpy((w.T if transposed else w).astype(np.float32)))
+        linear[0].bias.copy_(torch.from_numpy(b.astype(np.float32)))
+
+
+def _freeze_norms(net) -> None:
+    import torch.nn as nn
+
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, batch: int = 128,
                      lr: float = 3e-3, upright: bool = True, log=print, real_holdout: float = 0.25,
-                     real_share: float = 0.2) -> dict:
+                     real_share: float = 0.2, init_onnx: Path | None = None, extra: list[Path] | None = None,
+                     extra_val: Path | None = None, extra_repeat: int = 1) -> dict:
     """Train on ``data/{train,val}/<class>/*.png`` (+ ``data/real`` when present); write the best
     epoch's ONNX; return its stats.
 
@@ -191,6 +235,11 @@ def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, bat
     reading of them (as ``Detector`` reads, :func:`accuracy_like_inference`) is best is kept (0: all
     photos trained on, the best synthetic-val epoch kept). ``real_share``: share of each batch that
     is real crops once they are oriented (after 2 epochs).
+
+    Fine-tuning: ``init_onnx`` starts from an exported classifier (its batch norms stay frozen, see
+    :func:`load_onnx_weights`; real crops join from the first epoch); ``extra`` folders of
+    ``<class>/*.png`` crops (the pipeline's views, ``table_views.build_view_crops``) are added to
+    the training crops ``extra_repeat`` times; ``extra_val`` is scored each epoch (logged only).
     """
     import torch
     import torch.nn as nn
@@ -201,6 +250,11 @@ def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, bat
     classes = sorted(p.name for p in (data / "train").iterdir() if p.is_dir() and any(p.iterdir()))
     xtr, ytr = _load_split(data / "train", classes)
     xva, yva = _load_split(data / "val", classes)
+    for folder in extra or []:
+        xe, ye = _load_split(folder, classes)
+        xtr, ytr = np.concatenate([xtr] + [xe] * extra_repeat), np.concatenate([ytr] + [ye] * extra_repeat)
+        log(f"classifier data: {len(xe)} crops x{extra_repeat} from {folder}")
+    xev, yev = _load_split(extra_val, classes) if extra_val is not None else (np.zeros((0, 64, 64, 3), np.uint8), np.zeros(0, np.int64))
     have_real = (data / "real" / "index.json").is_file()
     real = RealSet(data / "real", classes, real_holdout, train=True) if have_real else None
     real_val = RealSet(data / "real", classes, real_holdout, train=False) if have_real and real_holdout > 0 else None
@@ -209,9 +263,13 @@ def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, bat
     log(f"classifier data: {len(xtr)} train / {len(xva)} val crops, {len(classes)} classes; real: "
         f"{len(real) if real else 0} train / {len(real_val) if real_val else 0} held-out index boxes")
     net = build_net(len(classes))
+    if init_onnx is not None:
+        load_onnx_weights(net, init_onnx)
     n_real = int(round(batch * real_share)) if real is not None and len(real) and upright else 0
     n_syn = batch - n_real
     orient_at = min(2, epochs - 1) if n_real else epochs  # epochs of art crops before real ones join
+    if init_onnx is not None and n_real:
+        orient_at = 0  # a trained network can orient the real boxes at once
     steps = orient_at * int(np.ceil(len(xtr) / batch)) + (epochs - orient_at) * int(np.ceil(len(xtr) / n_syn))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -231,6 +289,8 @@ def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, bat
             log(f"real index boxes oriented: turns {np.bincount(((real.angle + 45) % 360 // 90).astype(int), minlength=4).tolist()} "
                 f"(near 0/90/180/270), {changed:.2f} changed by more than 45 degrees")
         net.train()
+        if init_onnx is not None:
+            _freeze_norms(net)
         per = n_syn if use_real else batch
         order = rng.permutation(len(xtr))
         total_loss, seen = 0.0, 0
@@ -263,6 +323,8 @@ def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, bat
         net.eval()
         acc = float((_predict(net, xva).argmax(1) == yva).mean()) if len(xva) else 0.0
         msg = f"classifier epoch {epoch + 1}/{epochs}: loss {total_loss / max(seen, 1):.3f}  val top-1 {acc:.4f}"
+        if len(xev):
+            msg += f"  views val {float((_predict(net, xev).argmax(1) == yev).mean()):.4f} ({len(xev)})"
         score = acc
         if real_val is not None:
             real_acc, _ = accuracy_like_inference(net, real_val)
