@@ -65,3 +65,28 @@ def test_a_busy_corner_does_not_keep_a_settled_card_changed():
         img[150 + (k % 2) * 20:190 + (k % 2) * 20, 250:290] = 200  # ...while a hand keeps moving bottom right
         boxes = gate.update(img)
     assert boxes and all(x0 >= 200 and y0 >= 120 for x0, y0, _, _ in boxes)  # only the hand
+
+
+def test_fresh_is_what_changed_since_the_detector_last_looked():
+    gate = MotionGate(scale=0.5)
+    table = _table()
+    gate.update(table)
+    assert gate.fresh() == [(0, 0, 320, 240)]  # never looked: everything is news
+    gate.mark_looked(None)
+    hand = table.copy()
+    hand[150:200, 250:300] = 200  # a hand comes in and rests
+    assert gate.update(hand) and gate.fresh()
+    gate.mark_looked(gate.fresh())
+    for _ in range(5):
+        gate.update(hand)
+        assert gate.fresh() == []  # nothing new where the detector looked
+    card = hand.copy()
+    card[40:80, 40:70] = 230  # a card lands elsewhere on a frame the detector skips
+    gate.update(card)
+    gate.update(card)
+    (box,) = gate.fresh()  # news until the detector looks there
+    assert box[0] <= 40 and box[2] >= 70 and box[3] <= 120
+    gate.mark_looked([box])
+    gate.update(card)
+    assert gate.fresh() == []
+    assert gate.last_mask is not None and gate.last_mask.shape == (120, 160)

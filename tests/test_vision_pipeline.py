@@ -219,5 +219,38 @@ def test_camera_loss_mid_game_keeps_refereeing_and_flags_the_blind_interval(clip
     assert any("camera lost" in f["reason"] for f in pipe.flags)
     assert [f["card"] for f in pipe.flags if "while the camera was blind" in f["reason"]] == ["2S"]
     cards = [r.get("card") for r in log.state().to_dict()["rulings"] if r.get("card")]
-    assert "AH" in cards and "2S" in cards  # before and after the blind interval
+    assert "AH" in cards and "3H" in cards  # refereeing goes on before and after the blind interval
+    # 2S arrived unseen: no path, no arm and no back says whose it was, so it is reviewed, not
+    # ruled with a guessed owner
+    assert "2S" not in cards
+    assert any(f["card"] == "2S" and f["reason"].startswith("owner") for f in pipe.flags)
     log.close()
+
+
+def test_the_source_is_told_what_changed_near_the_common_area_and_where_cards_wait(clip, tmp_path):
+    """A detector-like source hears of changes since it last looked (clipped to the common area
+    plus the focus margin) and of landed cards waiting for reads; it says where it looked."""
+    from vision.config import VisionConfig
+    from vision.session import analyze_video
+    from vision.sources import PoseSightings
+
+    class Watching(PoseSightings):
+        def __init__(self, path):
+            super().__init__(path)
+            self.changed, self.watched, self.looked_mm = [], [], []
+
+        def sightings(self, index, t, image, calibration, rectifier, changed_mm=None, watch_mm=None):
+            self.changed += changed_mm or []
+            self.watched += watch_mm or []
+            self.looked_mm = list(changed_mm or []) + list(watch_mm or []) or [rectifier.region_mm]
+            return super().sightings(index, t, image, calibration, rectifier, changed_mm, watch_mm)
+
+    src = Watching(clip["poses"])
+    res = analyze_video(clip["video"], clip["config"], tmp_path / "w", src, progress=False)
+    assert [r["card"] for r in res.result["rulings"] if r.get("card")][:3] == ["AH", "AS", "2H"]
+    common = VisionConfig.load(clip["config"]).zones.common
+    x0, y0 = min(p[0] for p in common) - 30.0, min(p[1] for p in common) - 30.0
+    x1, y1 = max(p[0] for p in common) + 30.0, max(p[1] for p in common) + 30.0
+    assert src.changed and all(x0 - 1e-6 <= b[0] and y0 - 1e-6 <= b[1] and b[2] <= x1 + 1e-6 and b[3] <= y1 + 1e-6
+                               for b in src.changed)
+    assert src.watched  # landed cards were watched while they waited to be ruled

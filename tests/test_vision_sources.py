@@ -156,7 +156,7 @@ def test_a_lone_index_is_placed_at_the_card_centre():
     assert s.occluded > 0
 
 
-def test_stride_skips_frames_only_while_the_table_moves():
+def test_stride_skips_frames_while_the_table_moves_or_settles():
     view = _identity_view()
     det = BlobDetector()
     src = DetectorSightings(det, px_per_mm=1.0, stride=2, full_every_s=1e9)
@@ -168,8 +168,19 @@ def test_stride_skips_frames_only_while_the_table_moves():
         calls.append(src.calls)
     assert [len(g) for g in got] == [0, 1, 0, 1]
     assert calls[0] == 0 and calls[2] == calls[1]  # skipped frames cost nothing
-    # settling (nothing changed now): it looks again where the table just moved
-    (s,) = src.sightings(4, 4 / 30, image, view.calibration, view, changed_mm=[])
+    assert src.looked_mm and all(b[0] <= 280 and b[2] >= 320 for b in src.looked_mm)  # where it looked
+    # settling (nothing changed since the last look): it looks again, at the same pace, where the
+    # table just moved (a landing needs a few still reads)
+    assert src.sightings(4, 4 / 30, image, view.calibration, view, changed_mm=[]) == []
+    assert src.looked_mm == []
+    (s,) = src.sightings(5, 5 / 30, image, view.calibration, view, changed_mm=[])
     assert s.label == "5H" and src.calls > calls[3]
+    # later: the first full look finishes, then with nothing new, nothing recent and no full
+    # look due, no call at all
+    for i in range(40, 80):
+        src.sightings(i, i / 30, image, view.calibration, view, changed_mm=[])
+    before = src.calls
+    assert all(src.sightings(i, i / 30, image, view.calibration, view, changed_mm=[]) == [] for i in range(80, 90))
+    assert src.calls == before
     with pytest.raises(ValueError):
         DetectorSightings(det, stride=0)

@@ -92,3 +92,31 @@ def test_a_card_followed_from_its_spot_gets_no_recalled_origin():
         tr.update([TableSighting("7C", 0.9, 600.0, 820.0 - 40 * (i - 6))], frame=i, t=i / 30)
     (track,) = tr.tracks.values()
     assert (track.first.x, track.first.y) == (600.0, 820.0)
+
+
+def test_a_card_landed_on_a_pile_is_not_continued_by_another_copy_far_away():
+    tr = CardTracker(fps=30)
+    for i in range(10):
+        tr.update([TableSighting("2D", 0.9, 690.0, 293.0)], i, i / 30)
+    (landed,) = tr.tracks.values()
+    landed.landed_index = 2  # the play reader saw it come to rest on a pile; then a card covers it
+    for i in range(10, 40):  # ...and the other copy shows up on another pile, 320 mm away
+        tr.update([TableSighting("2D", 0.9, 452.0, 502.0)] if i >= 30 else [], i, i / 30)
+    assert len(tr.tracks) == 2
+    assert landed.last.x == 690.0 and len(landed.samples) == 10
+
+
+@pytest.mark.parametrize("looked_there", [False, True])
+def test_a_still_card_is_continued_elsewhere_only_once_seen_gone(looked_there):
+    tr = CardTracker(fps=30)
+    for i in range(10):
+        tr.update([TableSighting("4D", 0.9, 300.0, 300.0)], i, i / 30)
+    # the detector looks only where something changes: at the card's spot, or far from it
+    tr.looked = [(250.0, 250.0, 350.0, 350.0)] if looked_there else [(600.0, 600.0, 800.0, 800.0)]
+    for i in range(10, 20):
+        tr.update([], i, i / 30)
+    tr.looked = None
+    for i in range(25, 28):
+        tr.update([TableSighting("4D", 0.9, 420.0, 300.0)], i, i / 30)
+    # looked at and not there: it was picked up, this is it; never looked at: still lying there
+    assert len(tr.tracks) == (1 if looked_there else 2)

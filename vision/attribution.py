@@ -18,7 +18,10 @@ seen on the card's track, is the independent check: the deck's back names its ow
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
+from typing import Callable
+
+import numpy as np
 
 from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
@@ -98,3 +101,150 @@ class Attributor:
         if back_c >= arm_c:
             return back, back_c * (1 - arm_c), "conflict"
         return arm, arm_c * (1 - back_c), "conflict"
+
+
+class ArmWatcher:
+    """Where an arm reached in from, for cards never seen on their way (blurred under the hand).
+
+    The motion gate's changed pixels (:attr:`vision.motion.MotionGate.last_mask`, the rectified
+    area downscaled) are kept for ``keep_s``. While a hand puts a card down, the hand and its arm
+    are one changed blob reaching from the edge of the watched area (the player's side) to the
+    pile. :meth:`entry` finds, in the frames around a landing, the blob at the landing spot and
+    where it crosses the edge of the area: the arm's entry point, in table mm, which stands in
+    for the card's origin. A blob that crosses two sides (two arms touching) says nothing.
+    """
+
+    def __init__(self, keep_s: float = 1.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2) -> None:
+        self.keep_s = keep_s
+        self.join_px = join_px
+        self.edge_px = edge_px
+        self.near_px = near_px  # the spot may lie this far outside the blob (a card beside the hand)
+        self._masks: deque[tuple[float, np.ndarray, tuple[int, int]]] = deque()  # (t, packed bits, shape)
+        self._to_mm: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def update(self, t: float, mask: np.ndarray | None, to_mm: Callable[[np.ndarray], np.ndarray]) -> None:
+        """``mask``: changed pixels of the frame at ``t``; ``to_mm`` maps its (x, y) pixels to mm."""
+        self._to_mm = to_mm
+        if mask is not None:
+            self._masks.append((t, np.packbits(mask, axis=None), mask.shape))
+        while self._masks and t - self._masks[0][0] > self.keep_s:
+            self._masks.popleft()
+
+    def reset(self) -> None:
+        self._masks.clear()
+
+    def entry(self, spot_mm: tuple[float, float], t0: float, t1: float) -> tuple[float, float] | None:
+        """The arm's entry point (mm) for a blob covering ``spot_mm`` between ``t0`` and ``t1``:
+        the median over those frames of where it crosses the edge, ``None`` if no frame shows one."""
+        import cv2
+
+        if self._to_mm is None:
+            return None
+        points = []
+        for t, packed, shape in self._masks:
+            if not t0 <= t <= t1:
+                continue
+            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
+            point = self._entry_in(mask, spot_mm, cv2)
+            if point is not None:
+                points.append(point)
+        if not points:
+            return None
+        p = np.median(np.asarray(points), axis=0)
+        return float(p[0]), float(p[1])
+
+    def arrival(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2) -> float | None:
+        """When an arm first reached ``spot_mm`` between ``t0`` and ``t1``: the first of at least
+        ``min_frames`` frames in a row whose arm blob covers it (``None`` if none did)."""
+        import cv2
+
+        if self._to_mm is None:
+            return None
+        run: list[float] = []
+        for t, packed, shape in self._masks:
+            if not t0 <= t <= t1:
+                continue
+            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
+            if self._entry_in(mask, spot_mm, cv2) is not None:
+                run.append(t)
+                if len(run) >= min_frames:
+                    return run[0]
+            else:
+                run = []
+        return None
+
+    def reaches(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
+                share: float = 0.3) -> list[tuple[float, tuple[float, float]]]:
+        """Every arm that reached ``spot_mm`` between ``t0`` and ``t1``, one per side of the watched
+        area it came in from: (first of ``min_frames`` frames in a row in which the spot's blob
+        crossed that side with at least ``share`` of its busiest side's edge pixels, entry point
+        in mm), earliest first. Two arms in one blob (two players reaching one pile together, a
+        first-touch contest) show up as two sides."""
+        import cv2
+
+        if self._to_mm is None:
+            return []
+        runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
+        found: dict[str, tuple[float, tuple[float, float]]] = {}
+        for t, packed, shape in self._masks:
+            if not t0 <= t <= t1:
+                continue
+            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
+            sides = self._sides_in(mask, spot_mm, cv2, share)
+            for side in ("left", "top", "right", "bottom"):
+                if side in found:
+                    continue
+                if side in sides:
+                    runs.setdefault(side, []).append((t, sides[side]))
+                    if len(runs[side]) >= min_frames:
+                        found[side] = runs[side][0]
+                else:
+                    runs.pop(side, None)
+        return sorted(found.values())
+
+    def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2, share: float
+                  ) -> dict[str, tuple[float, float]]:
+        """Sides of the area the blob at ``spot_mm`` crosses (with ``share`` of the busiest one's
+        edge pixels at least) and where it crosses each, in mm."""
+        blob = self._blob_at(mask, spot_mm, cv2)
+        if blob is None:
+            return {}
+        h, w = mask.shape
+        e = self.edge_px + self.join_px
+        ys, xs = np.nonzero(blob)
+        on = {"left": xs < e, "top": ys < e, "right": xs >= w - e, "bottom": ys >= h - e}
+        counts = {k: int(v.sum()) for k, v in on.items()}
+        top = max(counts.values())
+        out = {}
+        for side, sel in on.items():
+            if top and counts[side] >= share * top and counts[side] > 0:
+                mm = self._to_mm(np.array([[float(xs[sel].mean()) + 0.5, float(ys[sel].mean()) + 0.5]]))[0]
+                out[side] = (float(mm[0]), float(mm[1]))
+        return out
+
+    def _blob_at(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2) -> np.ndarray | None:
+        h, w = mask.shape
+        corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
+        sx = w / max(corners[1][0] - corners[0][0], 1e-9)
+        sy = h / max(corners[1][1] - corners[0][1], 1e-9)
+        x = int(round((spot_mm[0] - corners[0][0]) * sx))
+        y = int(round((spot_mm[1] - corners[0][1]) * sy))
+        if not (0 <= x < w and 0 <= y < h):
+            return None
+        # an arm over a cloth of its own brightness breaks into pieces: join what lies close
+        joined = cv2.dilate(mask.astype(np.uint8), np.ones((2 * self.join_px + 1,) * 2, np.uint8))
+        _, labels = cv2.connectedComponents(joined, connectivity=8)
+        r = self.near_px
+        window = labels[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1]
+        ids = window[window > 0]
+        if ids.size == 0:
+            return None
+        return labels == int(np.bincount(ids).argmax())
+
+    def _entry_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2) -> tuple[float, float] | None:
+        """Where the one arm whose blob covers ``spot_mm`` crosses the edge (``None``: no arm, or
+        two arms in one blob)."""
+        sides = self._sides_in(mask, spot_mm, cv2, 0.3)
+        if len(sides) != 1:
+            return None
+        return next(iter(sides.values()))

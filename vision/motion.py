@@ -20,13 +20,23 @@ change.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 Box = tuple[int, int, int, int]
 
 
 class MotionGate:
-    """``update(image) -> [changed boxes in image px]``; empty when nothing moved."""
+    """``update(image) -> [changed boxes in image px]``; empty when nothing moved.
+
+    Besides the change against the settled table, the gate keeps the table *as last looked at*
+    (:meth:`mark_looked`): :meth:`fresh` is what changed since the detector last looked there, so
+    a hand resting still on the table is not looked at again and again, while anything that
+    moved between two looks (a card landing on a frame the detector skipped) is. ``last_mask``
+    (the changed pixels of the last frame, at ``scale``) is what :class:`vision.attribution.ArmWatcher`
+    follows arms in.
+    """
 
     def __init__(self, scale: float = 0.25, threshold: int = 18, min_area_px: int = 6,
                  pad_px: int = 4, settle_frames: int = 2) -> None:
@@ -38,6 +48,10 @@ class MotionGate:
         self._reference: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._still: np.ndarray | None = None  # per pixel: frames since it last changed
+        self._looked: np.ndarray | None = None  # the table as the detector last saw it, pixel by pixel
+        self._small_now: np.ndarray | None = None
+        self._shape: tuple[int, int] = (0, 0)  # full-size image (h, w)
+        self.last_mask: np.ndarray | None = None  # changed pixels of the last frame (downscaled)
         self.frames = 0
         self.active_frames = 0
 
@@ -53,15 +67,21 @@ class MotionGate:
         self._reference = None
         self._previous = None
         self._still = None
+        self._looked = None
+        self.last_mask = None
 
     def update(self, image: np.ndarray) -> list[Box]:
         self.frames += 1
         small = self._small(image)
         h, w = image.shape[:2]
+        self._shape = (h, w)
         if self._reference is None or self._reference.shape != small.shape:
             self._reference = small.copy()
             self._previous = small
             self._still = np.zeros(small.shape, np.uint8)
+            self._looked = None  # nothing looked at yet: everything is fresh
+            self._small_now = small
+            self.last_mask = np.ones(small.shape, bool)
             self.active_frames += 1
             return [(0, 0, w, h)]
         changed = self._mask(small, self._reference)
@@ -75,10 +95,16 @@ class MotionGate:
         if settled.any():
             self._reference[settled] = small[settled]
         self._previous = small
+        self._small_now = small
+        self.last_mask = changed
         boxes = self._boxes(changed)
         if not boxes:
             return []
         self.active_frames += 1
+        return self._to_image(boxes)
+
+    def _to_image(self, boxes: list[tuple[int, int, int, int]]) -> list[Box]:
+        h, w = self._shape
         inv = 1.0 / self.scale
         out: list[Box] = []
         for x, y, bw, bh in boxes:
@@ -88,6 +114,32 @@ class MotionGate:
             y1 = min(int((y + bh) * inv) + self.pad_px, h)
             out.append((x0, y0, x1, y1))
         return out
+
+    def fresh(self) -> list[Box]:
+        """Boxes (image px) of what differs, in the last frame, from the table as last looked at
+        (everything before the first :meth:`mark_looked`)."""
+        if self._small_now is None:
+            return []
+        if self._looked is None:
+            h, w = self._shape
+            return [(0, 0, w, h)]
+        return self._to_image(self._boxes(self._mask(self._small_now, self._looked)))
+
+    def mark_looked(self, boxes: list[Box] | None = None) -> None:
+        """The detector looked at ``boxes`` (image px; ``None``: everywhere) in the last frame."""
+        if self._small_now is None:
+            return
+        if boxes is None or self._looked is None:
+            if boxes is None:
+                self._looked = self._small_now.copy()
+                return
+            self._looked = self._reference.copy()  # parts not looked at yet: as the table settled
+        H, W = self._small_now.shape
+        for x0, y0, x1, y1 in boxes:
+            a, b = max(int(x0 * self.scale), 0), max(int(y0 * self.scale), 0)
+            c, d = min(int(math.ceil(x1 * self.scale)), W), min(int(math.ceil(y1 * self.scale)), H)
+            if c > a and d > b:
+                self._looked[b:d, a:c] = self._small_now[b:d, a:c]
 
     def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from vision.attribution import ArmWatcher
 from vision.calibrate import Calibration, CalibrationError, CalibrationMonitor, Rectifier, calibrate, region_around
 from vision.capture import Frame, Gap
 from vision.config import VisionConfig
@@ -73,7 +74,8 @@ class Pipeline:
                  foundation_rule: str = "same_suit", log: Any = None, hub: Any = None,
                  recorder: Any = None, table_events: Iterable[dict[str, Any]] = (),
                  game_started: dict[str, Any] | None = None, hold_s: float = 1.2,
-                 region_margin_mm: float = 100.0, px_per_mm: float = 0.5, publish_every: int = 1,
+                 region_margin_mm: float = 100.0, focus_margin_mm: float = 30.0, px_per_mm: float = 0.5,
+                 publish_every: int = 1,
                  publish_scale: float = 0.5, calibration_tries: int = 60,
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.cfg = cfg
@@ -85,12 +87,14 @@ class Pipeline:
         self.on_event = on_event
         self.hold_s = hold_s
         self.region_margin_mm = region_margin_mm
+        self.focus_margin_mm = focus_margin_mm
         self.px_per_mm = px_per_mm
         self.publish_every = max(int(publish_every), 1)
         self.publish_scale = publish_scale
         self.calibration_tries = calibration_tries
         self.foundation_rule = foundation_rule
         self.tracker = CardTracker(fps=fps)
+        self.arms = ArmWatcher()
         self.reader = self._new_reader()
         self.gate = MotionGate(scale=0.5)
         self.calibration: Calibration | None = None
@@ -146,16 +150,21 @@ class Pipeline:
     def _new_round(self) -> None:
         # A new round clears the centre: piles start again (tracks of old cards are forgotten).
         self.events_flush(self._t)
+        self.arms.reset()
         self.reader = self._new_reader()
         self.tracker = CardTracker(fps=self.fps)
 
     def _new_reader(self) -> PlayReader:
         from vision.plays import ReaderSettings
 
-        # a source states how sure a read must be before it is ruled (its confidences' scale)
+        # a source states how sure a read must be before it is ruled (its confidences' scale), and
+        # may adjust how the reader waits for reads to the pace it reads at (``reader_settings``)
+        overrides = dict(getattr(self.source, "reader_settings", None) or {})
         floor = getattr(self.source, "min_play_confidence", None)
-        settings = ReaderSettings(min_confidence=floor) if floor is not None else ReaderSettings()
-        return PlayReader(self.cfg, self.fps, self.foundation_rule, settings)
+        if floor is not None:
+            overrides.setdefault("min_confidence", floor)
+        settings = ReaderSettings(**overrides)
+        return PlayReader(self.cfg, self.fps, self.foundation_rule, settings, arms=self.arms)
 
     def events_flush(self, t: float) -> None:
         for obs in self.reader.flush(t):
@@ -223,16 +232,29 @@ class Pipeline:
                 self.gate.reset()
         rectified_small = self._small_view(frame.image)
         changed = self.gate.update(rectified_small)
+        scale = self.gate.scale
+        self.arms.update(frame.t, self.gate.last_mask, lambda p: self.rectifier.to_mm(np.asarray(p) / scale))
         busy = bool(changed) or frame.t - self._last_active_t < 0.4 or bool(self.reader.pending)
         out: list[dict[str, Any]] = []
         if busy:
             if changed:
                 self._last_active_t = frame.t
             self.stats.detector_frames += 1
-            changed_mm = [tuple(self.rectifier.to_mm(np.array([[b[0], b[1]], [b[2], b[3]]])).ravel()) for b in changed]
+            # the source is told what changed since it last looked there (a change on a frame it
+            # skipped is news, one it has seen since is not) and where landed cards wait for
+            # reads; it says where it looked
+            fresh = self.gate.fresh()
+            changed_mm = self._focus([self._box_mm(b) for b in fresh])
             sightings = self.source.sightings(frame.index, frame.t, frame.image, self.calibration, self.rectifier,
-                                              changed_mm=changed_mm)
-            self.tracker.update(self._drop_still_outside(sightings), frame.index, frame.t)
+                                              changed_mm=changed_mm, watch_mm=self.reader.watch_boxes())
+            looked = getattr(self.source, "looked_mm", None)
+            if looked is None:
+                self.gate.mark_looked(None)
+            elif looked:
+                self.gate.mark_looked([self._box_px(b) for b in looked])
+            if looked is None or looked:  # frames the detector skipped tell nothing about what is gone
+                self.tracker.looked = looked
+                self.tracker.update(self._drop_still_outside(sightings), frame.index, frame.t)
             # a card still moving (beyond position noise over three frames) keeps the detector on
             if sightings and any(t.last.t == frame.t and len(t.samples) > 2
                                  and math.hypot(t.last.x - t.samples[-3].x, t.last.y - t.samples[-3].y) > 6.0
@@ -246,6 +268,28 @@ class Pipeline:
             self._publish(frame)
         self.stats.process_s += time.perf_counter() - start
         return out
+
+    def _focus(self, boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+        """Changes clipped to the common area grown by ``focus_margin_mm``: plays happen there,
+        while the rest of the watched margin is mostly the players' arms and their own layouts
+        (an arm's seat comes from :class:`vision.attribution.ArmWatcher`, not from reading it)."""
+        xs = [p[0] for p in self.cfg.zones.common]
+        ys = [p[1] for p in self.cfg.zones.common]
+        m = self.focus_margin_mm
+        fx0, fy0, fx1, fy1 = min(xs) - m, min(ys) - m, max(xs) + m, max(ys) + m
+        out = []
+        for b in boxes:
+            c = (max(b[0], fx0), max(b[1], fy0), min(b[2], fx1), min(b[3], fy1))
+            if c[2] > c[0] and c[3] > c[1]:
+                out.append(c)
+        return out
+
+    def _box_mm(self, b) -> tuple[float, float, float, float]:
+        return tuple(float(v) for v in self.rectifier.to_mm(np.array([[b[0], b[1]], [b[2], b[3]]], dtype=np.float64)).ravel())
+
+    def _box_px(self, b) -> tuple[float, float, float, float]:
+        """Table mm → rectified px (the motion gate's frame)."""
+        return tuple(float(v) for v in self.rectifier.to_px(np.array([[b[0], b[1]], [b[2], b[3]]], dtype=np.float64)).ravel())
 
     def _drop_still_outside(self, sightings: list) -> list:
         """Cards lying still outside the common area (the players' own layouts at its edge) are

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.attribution import Attributor
+from vision.attribution import ArmWatcher, Attributor
 from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
 from vision.contact import ContactEstimate, estimate_for_track, estimate_placement, order_with_occlusion
@@ -41,6 +41,8 @@ class ReaderSettings:
     rival_wait_s: float = 0.9  # the longest a play waits for a rival copy still in flight
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
+    support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
+    illegal_reads: int = 4  # an illegal play is ruled on this many reads at least (else flagged)
     fragment_share: float = 0.45  # a co-located track with less than this share of reads is a misread
     leave_mm: float = 25.0  # a landed card that moves this far has left the pile
     on_pile_mm: float = 22.0  # a card resting this close to a pile's spot lies on it
@@ -49,6 +51,20 @@ class ReaderSettings:
     contest_far_mm: float = 60.0  # contested reaches are first fitted from samples farther than this
     reassign_mm: float = 12.0  # a sample this close to a fitted reach may belong to it
     contest_sep_mm: float = 2.5  # end points closer than this cannot tell which card is on top
+    path_conf: float = 0.3  # a path this unsure of its seat asks the arm (motion) for the origin
+    arm_before_s: float = 0.9  # ... an arm at the spot up to this long before the card was seen at rest
+    arm_lead_s: float = 0.16  # an arm reaches a spot this long before the card it brings touches it
+    arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
+    arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
+    # ... where hands may wait beside the pile before putting the card down: the arm's arrival
+    # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
+    arm_contest_sigma_ms: float = 100.0
+    min_player_conf: float = 0.2  # an owner this unsure (no back seen) is flagged, not ruled
+    # A card first seen within unseen_flight_mm of where it rests was never seen on its way; so is
+    # one whose last sighting before the rest lies farther and unseen_flight_s earlier (it jumped
+    # from a recalled origin).
+    unseen_flight_mm: float = 40.0
+    unseen_flight_s: float = 0.15
 
 
 @dataclass
@@ -71,6 +87,7 @@ class Landing:
     legal: bool = True  # whether its current read is legal where it lies (set when resolved)
     canceled: bool = False  # it was not a landing after all (a hover, a card carried on)
     retimed: bool = False  # contact re-estimated with the frames seen after the landing
+    hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
 
     @property
     def path(self) -> list:
@@ -97,8 +114,9 @@ class PlayReader:
     """``update(tracks, t) -> [observation dicts]``, called once per processed frame."""
 
     def __init__(self, cfg: VisionConfig, fps: float, foundation_rule: str = "same_suit",
-                 settings: ReaderSettings | None = None) -> None:
+                 settings: ReaderSettings | None = None, arms: ArmWatcher | None = None) -> None:
         self.cfg = cfg
+        self.arms = arms  # where arms reached in from (motion), for cards never seen on their way
         self.fps = fps
         self.s = settings or ReaderSettings()
         self.registry = FoundationRegistry(foundation_rule)
@@ -109,6 +127,8 @@ class PlayReader:
         self.blind: list[tuple[float, float]] = []  # camera-lost intervals
         self._recent: list[Landing] = []  # landings of the last moments (for copies that vanished)
         self._all: dict[int, CardTrack] = {}
+        self._done: list[tuple[str, Point]] = []  # cards reported or flagged: where they lay
+        self._hidden: list[tuple[Landing, dict[str, Any], float]] = []  # inferred copies: (landing, its report, due)
 
     # --- per frame ---------------------------------------------------------------------------
     def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
@@ -152,7 +172,13 @@ class PlayReader:
                 continue
             out.extend(self._try_report(landing, t))
         self.pending = [p for p in self.pending if not p.done]
+        out.extend(self._hidden_rivals(t))
         return [o for o in out if o]
+
+    def watch_boxes(self, half_mm: float = 50.0) -> list[tuple[float, float, float, float]]:
+        """Where landed cards wait to be ruled (table mm boxes): the detector keeps reading them."""
+        return [(p.rest[0] - half_mm, p.rest[1] - half_mm, p.rest[0] + half_mm, p.rest[1] + half_mm)
+                for p in self.pending if not p.done]
 
     def flush(self, t: float) -> list[dict[str, Any]]:
         """End of footage: report whatever is still pending (no more evidence will come)."""
@@ -161,6 +187,7 @@ class PlayReader:
             if not landing.done:
                 out.extend(self._try_report(landing, t, final=True))
         self.pending = []
+        out.extend(self._hidden_rivals(t, final=True))
         return [o for o in out if o]
 
     def camera_lost(self, start_t: float, end_t: float) -> None:
@@ -180,7 +207,8 @@ class PlayReader:
         i, rest, contact, player, conf, how = m
         track.landed_index = i
         origin = (track.first.x, track.first.y)
-        if math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < 20.0:
+        path_less = False
+        if math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < self.s.unseen_flight_mm:
             # Never seen arriving. Either a card already played there shows again (the card over
             # it was taken back): not a play; or it arrived unseen (under a hand, while the camera
             # was blind): a play without a path or a clock.
@@ -188,9 +216,83 @@ class PlayReader:
                 track.reported = True
                 return
             contact = self._unseen_arrival(track, i, contact)
+            path_less = not any(a - 0.5 <= track.samples[i].t <= b + 1.0 for a, b in self.blind)
+        elif self._flight_unseen(track.samples, i, rest):
+            # came from where it was last seen (a recalled origin) straight to the pile: no reach to
+            # fit; it touched the pile shortly before it was first seen there, not halfway between
+            contact = self._first_sighting(track.samples, i, rest)
+            path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
+        self._contest_by_arms(landing, path_less)
         self.pending.append(landing)
         self._recent.append(landing)
+
+    def _contest_by_arms(self, landing: Landing, path_less: bool) -> None:
+        """Two players' arms reached the spot of a card never seen on its way within
+        ``arm_contest_s`` of each other: a first-touch contest whose other copy is hidden (under
+        this one, or taken back before it was read). Only the same card can be the other copy
+        (one card is legal next on a pile), so it is reported too, each copy timed from its own
+        arm (a tie unless the arms came far apart), the arms' seats naming the players."""
+        if self.arms is None or not hasattr(self.arms, "reaches"):
+            return
+        t_seen = landing.t_rest
+        reached = []
+        for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen):
+            who, c, _ = self.attributor.attribute(entry, landing.rest)
+            if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached):
+                reached.append((t_arm, who))
+        reached.sort()
+        if len(reached) < 2 or reached[1][0] - reached[0][0] > self.s.arm_contest_s:
+            return
+        (ta, pa), (tb, pb) = reached[:2]
+        mine, other = ((ta, pa), (tb, pb)) if landing.player != pb else ((tb, pb), (ta, pa))
+        end = (float(landing.rest[0]), float(landing.rest[1]))
+
+        def timed(t_arm: float) -> ContactEstimate:
+            # a card first seen on the pile touched it before that (a followed card's first
+            # resting sample may come a little before its contact: no bound from it)
+            t = t_arm + self.s.arm_lead_s
+            return ContactEstimate(min(t, t_seen) if path_less else t, self.s.arm_contest_sigma_ms, 0.0, end)
+
+        if path_less:  # its own arm says whose it is and when it came
+            landing.player, landing.player_conf, landing.how = mine[1], 0.99, "motion"
+            landing.contact = timed(mine[0])
+        elif landing.player not in (pa, pb):
+            return  # its path names a third player: the two arms are not this card's contest
+        landing.hidden_rival = (other[1], timed(other[0]))
+
+    def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
+        """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
+        lies far from it and well before it."""
+        if i < 1:
+            return False
+        prev = samples[i - 1]
+        return (math.hypot(prev.x - rest[0], prev.y - rest[1]) > self.s.unseen_flight_mm
+                and samples[i].t - prev.t > self.s.unseen_flight_s)
+
+    def _first_sighting(self, samples: list, i: int, rest: Point) -> ContactEstimate:
+        """Contact of a card first seen on its pile: just before that sighting (the hand covers
+        it while putting it down), with the frame interval as its uncertainty at least."""
+        t_seen = float(samples[i].t)
+        by_arm = self._arm_contact(rest, t_seen)
+        if by_arm is not None and by_arm.t > samples[i - 1].t:
+            return by_arm
+        return ContactEstimate(t_seen - 0.5 / self.fps, 1000.0 / self.fps, 0.0, (float(rest[0]), float(rest[1])))
+
+    def _attribute(self, samples: list, i: int, rest: Point, owner_votes: Counter) -> tuple[str | None, float, str]:
+        """Player from the card's path (and backs); a path that cannot say (never seen on its way,
+        or too short) takes the arm that reached the spot when it landed as its origin."""
+        player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
+        if self.arms is None or conf >= self.s.path_conf or how not in ("arm", "conflict"):
+            return player, conf, how
+        t_rest = float(samples[i].t)
+        entry = self.arms.entry(rest, t_rest - self.s.arm_before_s, t_rest + 0.1)
+        if entry is None:
+            return player, conf, how
+        p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes)
+        if p2 is None or c2 <= conf:
+            return player, conf, how
+        return p2, c2, "motion"
 
     def _measure(self, samples: list, n: int, owner_votes: Counter):
         """(rest index, rest point, contact, player, attribution confidence, how) for samples that
@@ -210,7 +312,7 @@ class PlayReader:
         rest = (float(centre[0]), float(centre[1]))
         # a quick first estimate; the placement fit re-times the play when it is reported (_retime)
         contact = estimate_for_track(times, pos, i, self.fps)
-        player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
+        player, conf, how = self._attribute(samples, i, rest, owner_votes)
         return i, rest, contact, player, conf, how
 
     def _spot(self, rest: Point) -> tuple[float, float] | None:
@@ -255,6 +357,8 @@ class PlayReader:
         pile = self.registry.nearest(rest[0], rest[1])
         if pile is not None and label in pile.cards:
             return True
+        if any(lb == label and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm for lb, p in self._done):
+            return True  # reported (or shown for review) already: the same card uncovered again
         return any(p.track.label == label and math.hypot(p.rest[0] - rest[0], p.rest[1] - rest[1]) < self.registry.join_mm
                    for p in self.pending)
 
@@ -269,7 +373,24 @@ class PlayReader:
                                        (track.samples[i].frame, track.samples[i].frame)))
                 mid = (a + b) / 2
                 return ContactEstimate(mid, max((b - a) / math.sqrt(12) * 1000, 1.0), 0.0)
+        rest = (float(track.samples[i].x), float(track.samples[i].y))
+        by_arm = self._arm_contact(rest, float(t_seen))
+        if by_arm is not None:
+            return by_arm
         return ContactEstimate(contact.t, max(contact.uncertainty_ms, 1000 / self.fps), contact.rms_mm)
+
+    def _arm_contact(self, rest: Point, t_seen: float) -> ContactEstimate | None:
+        """Contact of a card never seen on its way, from the arm that brought it: the hand (with the
+        card ahead of it) reaches the spot ``arm_lead_s`` before the card touches the pile
+        (simulated dev clips: 130-200 ms, median 167 ms over 14 plays). Never later than the card
+        was first seen there."""
+        if self.arms is None:
+            return None
+        t_arm = self.arms.arrival(rest, t_seen - self.s.arm_before_s, t_seen)
+        if t_arm is None:
+            return None
+        t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
+        return ContactEstimate(t, self.s.arm_sigma_ms, 0.0, rest)
 
     # --- reading -----------------------------------------------------------------------------
     def _fragments(self, landing: Landing) -> list[CardTrack]:
@@ -293,8 +414,8 @@ class PlayReader:
                 math.hypot(me.first.x - other.last.x, me.first.y - other.last.y) < 80.0
             after = 0 < other.first.t - me.last.t <= gap and \
                 math.hypot(other.first.x - me.last.x, other.first.y - me.last.y) < 80.0
-            if before or after:
-                out.append(other)
+            if (before or after) and votes < mine:
+                out.append(other)  # (a better-read card there is the one underneath, or the next)
                 continue
             if other.last.t < me.first.t - 0.1 or other.first.t > me.last.t + 0.1:
                 continue
@@ -499,6 +620,8 @@ class PlayReader:
             return []
         if not settled:
             return []
+        if not final and t - landing.t_rest < self.s.reexamine_s and not self._sure_enough(landing, label):
+            return []  # a weak read (or too few of them yet): look at it over the next frames
         rival = self._landed_rival(landing, t)
         waited = t - landing.t_rest
         if not final and rival is None and waited < self.s.rival_wait_s and self._rival_in_flight(landing, t):
@@ -508,10 +631,17 @@ class PlayReader:
             if not final and t - both < self.s.confirm_s + 3 / self.fps:
                 return []  # let the occlusion evidence build up
             return self._report_contest(landing, rival, t)
+        if not legal and self._misread_of_another(landing):
+            landing.done = landing.track.reported = True  # the other read of this card stands
+            return []
         if not landing.on_pile and not landing.retimed:
             landing.retimed = True
             self._retime(landing)
-        return [self._report(landing, label, pile, legal, t)]
+        out = [self._report(landing, label, pile, legal, t)]
+        if out[0] and landing.hidden_rival is not None:
+            # reported once the other copy had its time to show up (it may be hidden only now)
+            self._hidden.append((landing, out[0], landing.t_rest + self.s.rival_wait_s))
+        return out
 
     def _refit_contest(self, a: Landing, b: Landing, spot: Point) -> None:
         """Re-time two copies that converged on one pile, re-deciding which sample is whose.
@@ -624,12 +754,22 @@ class PlayReader:
         confidence = self._confidence(landing, label)
         path = landing.samples or track.samples
         frames = (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)
-        # Flagged, not ruled: a read too weak to send a card back on, or a card of unknown owner.
-        if confidence < self.s.min_confidence or landing.player is None:
-            self.flags.append(Flag(landing.contact.t, "low confidence read" if landing.player else "owner unknown",
-                                   label, pile.id if pile else None, frames))
+        # Flagged, not ruled: a read too weak to send a card back on, or a card of unknown owner
+        # (neither its path, nor an arm, nor a back said whose it is).
+        unsure_owner = self._unsure_owner(landing)
+        # an illegal play costs its player: ruled only on a card read often enough (a read seen
+        # twice where no card fits is more often a misread than a wrong play)
+        thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
+        if confidence < self.s.min_confidence or unsure_owner or thin_illegal:
+            reason = "owner unknown" if landing.player is None else \
+                f"owner unsure (maybe {landing.player})" if unsure_owner else \
+                f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
+                f"illegal read seen only {len(track.samples)} times"
+            self.flags.append(Flag(landing.contact.t, reason, label, pile.id if pile else None, frames))
+            self._done.append((label, landing.rest))
             return {}
         x, y = landing.rest
+        self._done.append((label, landing.rest))
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
         self.delays.append(t - landing.contact.t)
@@ -657,11 +797,72 @@ class PlayReader:
             "evidence": evidence,
         }
 
+    def _unsure_owner(self, landing: Landing) -> bool:
+        """No player, or one named only by a direction (the card's path or an arm) that hardly
+        points at a seat; a back seen on the card is sure enough by itself."""
+        return landing.player is None or (landing.how in ("arm", "motion") and landing.player_conf < self.s.min_player_conf)
+
+    def _sure_enough(self, landing: Landing, label: str) -> bool:
+        """Whether the read and its owner are sure enough to report now."""
+        return not self._unsure_owner(landing) and self._confidence(landing, label) >= self.s.min_confidence
+
+    def _misread_of_another(self, landing: Landing, near_mm: float = 30.0) -> bool:
+        """An illegal read whose card was read, in most of the same frames at the same spot, as
+        another card that is legal there: one card, two reads (the two corner indices read
+        differently); the legal read is the card."""
+        me = landing.track
+        x, y = landing.rest
+        for other in self._all.values():
+            if other is me or other.label == me.label or other.label == "BACK":
+                continue
+            where = {s.frame: s for s in other.samples}
+            both = sum(1 for s in me.samples if s.frame in where
+                       and math.hypot(where[s.frame].x - s.x, where[s.frame].y - s.y) < near_mm)
+            if both < 0.5 * len(me.samples):
+                continue
+            _, ok = self.registry.where(other.label, x, y)
+            if ok or any(lb == other.label and math.hypot(p[0] - x, p[1] - y) < near_mm for lb, p in self._done):
+                return True
+        return False
+
+    def _hidden_rivals(self, t: float, final: bool = False) -> list[dict[str, Any]]:
+        """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
+        out, keep = [], []
+        for landing, seen, due in self._hidden:
+            if not final and t < due:
+                keep.append((landing, seen, due))
+            elif not self._rival_tracked(landing, t):
+                out.append(self._report_hidden_rival(landing, seen, t))
+        self._hidden = keep
+        return out
+
+    def _rival_tracked(self, landing: Landing, t: float) -> bool:
+        """Whether the other copy of this card is followed after all: another landing of it at this
+        spot (one still on its way made this landing wait, see :meth:`_rival_in_flight`; one that
+        vanished at the pile while reaching for it is a landing too, see
+        :meth:`_vanished_into_piles`)."""
+        x, y = landing.rest
+        return any(other is not landing and other.track is not landing.track
+                   and other.track.label == landing.track.label and not other.canceled
+                   and math.hypot(other.rest[0] - x, other.rest[1] - y) < self.registry.join_mm
+                   for other in self.pending + self._recent)
+
+    def _report_hidden_rival(self, landing: Landing, seen: dict[str, Any], t: float) -> dict[str, Any]:
+        """The other copy of a contest seen only as a second arm (see :meth:`_contest_by_arms`)."""
+        player, contact = landing.hidden_rival
+        self.registry.land(seen["card"], landing.rest[0], landing.rest[1], same_as_top=True)
+        self.delays.append(t - contact.t)
+        evidence = dict(seen["evidence"])
+        evidence.update({"attribution": "motion", "attribution_confidence": 0.99, "inferred": "second arm at the pile",
+                         "origin_mm": evidence["rest_mm"]})
+        return {**seen, "t": round(contact.t, 4), "player": player, "uncertainty_ms": round(contact.uncertainty_ms, 2),
+                "confidence": round(min(seen["confidence"], 0.6), 3), "evidence": evidence}
+
     def _confidence(self, landing: Landing, label: str) -> float:
         reads = self._reads(landing)
         total = sum(reads.values()) or 1.0
         share = reads[label] / total
         track = landing.track
         mean_conf = float(np.mean([s.confidence for s in track.samples])) if track.samples else 0.0
-        support = min(len(track.samples) / 4.0, 1.0)
+        support = min(len(track.samples) / self.s.support_reads, 1.0)
         return share * mean_conf * support

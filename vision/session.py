@@ -50,8 +50,13 @@ def game_started_event(settings) -> dict[str, Any] | None:
 
 
 def make_source(kind: str, poses: Path | None = None, seed: int = 0, weights: str | None = None,
-                config_path: str | Path | None = None):
-    """``kind``: ``detector`` (the trained model) or ``poses`` (simulator truth, for development)."""
+                config_path: str | Path | None = None, read_backs: bool = False):
+    """``kind``: ``detector`` (the trained model) or ``poses`` (simulator truth, for development).
+
+    ``read_backs``: name the owner of every face-down card the detector boxes (the players' back
+    colours from the config). Off by default: in Nerts a card reaches the centre face up, so a
+    back is never seen on a played card's track and the owners named only cost time (about a
+    quarter of each detector call on dev clips)."""
     from vision.sources import DetectorSightings, PoseSightings
 
     if kind == "poses":
@@ -59,7 +64,7 @@ def make_source(kind: str, poses: Path | None = None, seed: int = 0, weights: st
             raise ValueError("--poses FILE is needed to analyse with simulator truth")
         return PoseSightings(poses, seed=seed)
     backs = None
-    if config_path is not None:
+    if read_backs and config_path is not None:
         cfg = VisionConfig.load(config_path)
         backs = {str(p["name"]): str(p.get("back", "")) for p in cfg.players}
     return DetectorSightings.load(weights, backs=backs)

@@ -38,8 +38,8 @@ index ~7 mm from the side and ~13 mm from the top; most decks are within a few m
 
 class SightingSource(Protocol):
     def sightings(self, index: int, t: float, image: np.ndarray, calibration: Calibration,
-                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None
-                  ) -> list[TableSighting]: ...
+                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None,
+                  watch_mm: list[tuple[float, float, float, float]] | None = None) -> list[TableSighting]: ...
 
 
 def _get(obj: Any, *names: str, default: Any = None) -> Any:
@@ -98,6 +98,11 @@ def _merge_boxes(boxes: list[list[float]], join_mm: float) -> list[list[float]]:
             if merged:
                 break
     return boxes
+
+
+def _inside(a: BoxMM, b: BoxMM) -> bool:
+    """Whether box ``a`` lies within box ``b``."""
+    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
 def plan_patches(boxes_mm: list[BoxMM], region_mm: BoxMM, px_per_mm: float, canvas: int = 416,
@@ -168,7 +173,9 @@ class DetectorSightings:
       packed together into as few 416 px canvases as they fit in;
     - a full look (the whole area, canvas by canvas, one extra piece per call) is spread over
       ``full_every_s`` so the piles are re-read without a burst of calls;
-    - ``stride``: while the table moves, the detector runs on every ``stride``-th call only.
+    - ``stride``: the detector runs on every ``stride``-th frame that has anything to look at
+      (what changed since its last look there, what just settled, landed cards waiting for
+      reads, the full look).
 
     The two indices of a card are paired into one sighting at the card's centre; a lone index
     (the other covered by a hand or the card above) is moved to where the card's centre is, from
@@ -176,7 +183,7 @@ class DetectorSightings:
     """
 
     def __init__(self, detector: Any, min_confidence: float = 0.3, px_per_mm: float = 1.2,
-                 full_every_s: float = 2.0, crop_margin_mm: float = 45.0, stride: int = 2,
+                 full_every_s: float = 2.0, crop_margin_mm: float = 45.0, stride: int = 3,
                  canvas: int = 416, max_calls: int = 2) -> None:
         if stride < 1 or max_calls < 1:
             raise ValueError("stride and max_calls must be at least 1")
@@ -185,8 +192,15 @@ class DetectorSightings:
         self.px_per_mm = px_per_mm
         self.full_every_s = full_every_s
         # sightings carry calibrated confidences (see :func:`calibrated`), on the scale the pose
-        # source uses, so the same floor applies to ruling on a read
-        self.min_play_confidence = 0.55
+        # source uses; pooled reads of a card at rest that agree score 0.5-0.55 when a hand's blur
+        # or a neighbour's misread fragment pulls the mean down (dev clips 4242/4343: every such
+        # card was read right), so the floor sits a little lower than the pose source's 0.55
+        self.min_play_confidence = 0.5
+        # It reads a spot every `stride`-th frame: three still reads take 0.2-0.3 s and four reads
+        # before a card's confidence counts in full 0.3-0.4 s, most of the delay to a ruling; two
+        # still reads 0.1 s apart are as telling at this pace (a read illegal on its pile is still
+        # looked at for 0.5 s before it is ruled, and a weak one flagged).
+        self.reader_settings = {"rest_frames": 2, "support_reads": 2}
         self.crop_margin_mm = crop_margin_mm
         self.stride = stride
         self.canvas = canvas
@@ -202,6 +216,7 @@ class DetectorSightings:
         self._turn = 0
         self._last_full: float | None = None
         self._pairs: dict[str, list[tuple[float, float, float, float, float]]] = {}  # label -> (ix, iy, cx, cy, t)
+        self.looked_mm: list[BoxMM] = []  # where the last call looked (table mm)
 
     @classmethod
     def load(cls, weights: str | None = None, backs: dict[str, str] | None = None, cls_conf: float = 0.3,
@@ -227,30 +242,42 @@ class DetectorSightings:
         return cls(det, **kwargs)
 
     def sightings(self, index: int, t: float, image: np.ndarray, calibration: Calibration,
-                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None
-                  ) -> list[TableSighting]:
-        """Sightings in this frame (``[]`` on a frame skipped by ``stride``)."""
+                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None,
+                  watch_mm: list[tuple[float, float, float, float]] | None = None) -> list[TableSighting]:
+        """Sightings in this frame (``[]`` on a frame skipped by ``stride``).
+
+        ``changed_mm``: what changed since the detector last looked there (the pipeline's motion
+        gate, see :meth:`vision.motion.MotionGate.fresh`); ``watch_mm``: where a landed card waits
+        for more reads before it is ruled (looked at again while still); :attr:`looked_mm` says
+        afterwards where it looked in this frame (empty when it did not)."""
         region = rectifier.region_mm
         area = (region[2] - region[0]) * (region[3] - region[1])
         changed = [tuple(float(v) for v in b) for b in changed_mm or ()]
-        if changed:
-            self._skipped += 1
-            if self._skipped < self.stride:
-                return []
-        self._recent = [(b, t) for b in changed] + [r for r in self._recent if t - r[1] <= self.recent_s and r[1] < t]
-        self._skipped = 0
-        self.frames += 1
+        self.looked_mm = []
+        self._recent = [r for r in self._recent if t - r[1] <= self.recent_s]
         if sum((b[2] - b[0]) * (b[3] - b[1]) for b in changed) > 0.6 * area:
             # (nearly) everything changed: the first frame, a new calibration, light switched on
             self._full_queue = tile_region(region, self.px_per_mm, self.canvas)
             self._last_full = t
             changed = []
+            self._recent = []
         elif not self._full_queue and (self._last_full is None or t - self._last_full >= self.full_every_s):
             self._full_queue = tile_region(region, self.px_per_mm, self.canvas)
             self._last_full = t
-        # where to look: what changed now, else what changed last (cards settling under the
-        # hands' withdrawal), plus one piece of the full look
-        look = changed or [b for b, _ in self._recent]
+        # where to look: what changed since the last look, and what changed a moment ago (cards
+        # settling under the hands' withdrawal: a landing needs a few still reads), plus one piece
+        # of the full look. Every `stride`-th frame only: the table moves a few mm per frame.
+        look = changed + [b for b, _ in self._recent] + [tuple(float(v) for v in b) for b in watch_mm or ()]
+        if not look and not self._full_queue:
+            return []
+        self._skipped += 1
+        if self._skipped < self.stride:
+            return []
+        self._skipped = 0
+        self.frames += 1
+        if changed:  # looked at now: kept as "recent" (merged, so the list stays short)
+            self._recent = [(tuple(b), t) for b in _merge_boxes([list(b) for b in changed], 0.0)] + \
+                [r for r in self._recent if not any(_inside(r[0], c) for c in changed)]
         views = plan_patches(look, region, self.px_per_mm, self.canvas, self.crop_margin_mm) if look else []
         if len(views) > self.max_calls:
             views = plan_patches(look, region, self.px_per_mm, self.canvas, self.crop_margin_mm / 2)
@@ -258,13 +285,12 @@ class DetectorSightings:
             # more moving than one frame's calls can cover: take turns, so every part is seen
             self._turn = (self._turn + self.max_calls) % len(views)
             views = [views[(self._turn + k) % len(views)] for k in range(self.max_calls)]
-        while self._full_queue and (len(views) < 1 or not changed and len(views) < self.max_calls):
-            views.append(plan_patches([self._full_queue.pop(0)], region, self.px_per_mm, self.canvas, 0.0)[0])
-        if self._full_queue and len(views) < self.max_calls:
+        if self._full_queue and (not views or not changed and len(views) < self.max_calls):
             views.append(plan_patches([self._full_queue.pop(0)], region, self.px_per_mm, self.canvas, 0.0)[0])
         found: list[IndexSeen] = []
         canvases: list[np.ndarray] = []
         for patches in views:
+            self.looked_mm += [p.region_mm for p in patches]
             canvas = self._canvas(image, calibration, patches)
             canvases.append(canvas)
             found += self._detect(canvas, patches, len(canvases) - 1)
@@ -486,8 +512,8 @@ class PoseSightings:
         return frames
 
     def sightings(self, index: int, t: float, image: np.ndarray, calibration: Calibration,
-                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None
-                  ) -> list[TableSighting]:
+                  rectifier: Rectifier, changed_mm: list[tuple[float, float, float, float]] | None = None,
+                  watch_mm: list[tuple[float, float, float, float]] | None = None) -> list[TableSighting]:
         from vision.synthetic import CARD_NAMES
 
         self.calls += 1

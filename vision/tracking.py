@@ -67,6 +67,7 @@ class CardTrack:
     reported: bool = False
     landed_index: int | None = None  # index into samples of the first resting sample
     left: bool = False  # moved away after resting (a dispute loser taken back, a completed pile)
+    missed_looks: int = 0  # frames since its last sighting in which the detector looked where it was
 
     @property
     def last(self) -> Sample:
@@ -121,6 +122,12 @@ class CardTracker:
         self._lying: dict[str, list[list[float]]] = {}
         self.recall_s = 1.0  # a card vanished this long ago may be the one now seen elsewhere
         self.recall_mm = 500.0  # ... at most this far away
+        # Where the detector looked in the frame being updated (table mm boxes; None: everywhere).
+        # A card lying still where nobody looked since is still lying there, whatever else of its
+        # identity shows up elsewhere (see _card_for).
+        self.looked: list[tuple[float, float, float, float]] | None = None
+        self.still_mm = 6.0  # a track whose last samples stay this close was lying still
+        self.jump_mm = 40.0  # ... and is continued farther than this only once seen to be gone
         self.tracks: dict[int, CardTrack] = {}
         self._next_id = 1
 
@@ -190,11 +197,29 @@ class CardTracker:
                 self._add(track, frame, t, s, label)
                 updated.append(track)
             self._pending[label] = new_pending
+        self._count_misses(t, {tr.id for tr in updated})
         for label, group in by_label.items():  # a card followed now is no longer lying anywhere
             if label in self._lying:
                 self._lying[label] = [k for k in self._lying[label]
                                       if all(math.hypot(k[0] - s.x, k[1] - s.y) >= 8.0 for s in group)]
         return updated
+
+    def _count_misses(self, t: float, updated: set[int]) -> None:
+        """Tracks not seen in this frame although the detector looked where they were."""
+        for track in self.tracks.values():
+            if track.id in updated or not track.samples or track.last.t >= t:
+                continue
+            x, y = track.last.x, track.last.y
+            if self.looked is None or any(b[0] + 20 <= x <= b[2] - 20 and b[1] + 20 <= y <= b[3] - 20 for b in self.looked):
+                track.missed_looks += 1
+
+    def _lying_unwatched(self, track: CardTrack) -> bool:
+        """It lay still when last seen and the detector has hardly looked there since: it is most
+        likely still there (a lone card out of the way of the hands is not looked at)."""
+        if len(track.samples) < 2 or track.missed_looks >= 2:
+            return False
+        tail = track.samples[-3:]
+        return all(math.hypot(s.x - track.last.x, s.y - track.last.y) <= self.still_mm for s in tail)
 
     def _remember_lying(self, t: float, frame: int) -> None:
         for label, spots in self.hidden.items():
@@ -235,6 +260,7 @@ class CardTracker:
 
     @staticmethod
     def _add(track: CardTrack, frame: int, t: float, s: TableSighting, label: str) -> None:
+        track.missed_looks = 0
         track.samples.append(Sample(frame, t, s.x, s.y, s.confidence, s.occluded))
         track.read_votes[label] += s.confidence
         if s.owner:
@@ -262,6 +288,11 @@ class CardTracker:
             # velocity carried on, at most for a moment), and not a one-frame misread (which would
             # otherwise capture the next real card of that identity)
             if len(track.samples) < 3 and gap > 0.2:
+                continue
+            if (track.landed_index is not None or self._lying_unwatched(track)) and gap > 0.25 and \
+                    math.hypot(s.x - track.last.x, s.y - track.last.y) > self.jump_mm:
+                # a card that lay still (on a pile, or where the detector has not looked since)
+                # and vanished was covered, or is still there: another copy is seen elsewhere
                 continue
             px, py = track.last.x, track.last.y
             if len(track.samples) >= 2:

@@ -1,0 +1,66 @@
+"""Attribution cues: the arm that reached a spot (motion blobs touching the watched area's edge)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.attribution import ArmWatcher
+
+MM_PER_PX = 4.0
+ORIGIN = np.array([100.0, 100.0])
+
+
+def _to_mm(p):
+    return np.asarray(p, dtype=np.float64) * MM_PER_PX + ORIGIN
+
+
+def _mask():
+    return np.zeros((60, 100), bool)  # 400 x 240 mm seen at 4 mm per pixel
+
+
+def test_the_arm_reaching_a_spot_enters_from_its_players_side():
+    arms = ArmWatcher()
+    m = _mask()
+    m[28:33, 0:50] = True  # an arm from the left edge to (50, 30) px
+    m[29:31, 22:25] = False  # a gap in the blob (the sleeve as bright as the cloth): still one arm
+    arms.update(1.0, m, _to_mm)
+    x, y = arms.entry((300.0, 220.0), 0.9, 1.1)  # the spot at the hand: (50, 30) px
+    assert x < 120 and abs(y - 222) < 10  # entered at the left edge, at the arm's height
+    assert arms.entry((300.0, 220.0), 1.2, 1.5) is None  # no frame in that window
+    assert arms.entry((300.0, 300.0), 0.9, 1.1) is None  # nothing there: a card alone says nothing
+
+
+def test_two_arms_in_one_blob_or_a_blob_off_the_edge_say_nothing():
+    arms = ArmWatcher()
+    m = _mask()
+    m[28:33, 0:50] = True  # from the left...
+    m[0:30, 46:51] = True  # ...and from the top, meeting at the spot
+    arms.update(1.0, m, _to_mm)
+    assert arms.entry((300.0, 220.0), 0.9, 1.1) is None
+    alone = _mask()
+    alone[20:40, 40:60] = True  # a card that moved, no arm attached
+    arms.update(2.0, alone, _to_mm)
+    assert arms.entry((300.0, 220.0), 1.9, 2.1) is None
+
+
+def test_old_frames_are_forgotten():
+    arms = ArmWatcher(keep_s=1.0)
+    m = _mask()
+    m[28:33, 0:50] = True
+    arms.update(1.0, m, _to_mm)
+    arms.update(2.5, _mask(), _to_mm)
+    assert arms.entry((300.0, 220.0), 0.0, 3.0) is None
+
+
+def test_the_arm_arrival_is_the_first_of_consecutive_frames_it_covers_the_spot():
+    arms = ArmWatcher()
+    for k in range(12):
+        m = _mask()
+        reach = min(10 + 8 * k, 50)  # the arm grows from the left edge towards the spot at x=50 px
+        m[28:33, 0:reach] = True
+        if k == 2:
+            m[29:31, 45:50] = True  # one stray frame does not count as arriving
+        arms.update(1.0 + k / 30, m, _to_mm)
+    t = arms.arrival((300.0, 220.0), 0.5, 2.0)
+    assert t == 1.0 + 5 / 30  # reach = 50 px from the sixth frame on
+    assert arms.arrival((300.0, 220.0), 0.5, 1.1) is None
