@@ -28,9 +28,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="simulated play time (default: %(default)s)")
     parser.add_argument("--deck-art", type=Path, default=None, help="card art folder (default: the project's drawn deck)")
     parser.add_argument(
-        "--detector", action="store_true",
-        help="read the cards with the trained detector (slow and not yet accurate on rendered tables; "
-        "see models/README.md) instead of the simulator's per-frame card poses",
+        "--poses", action="store_true",
+        help="read the cards from the simulator's per-frame poses (with detector-like noise) instead of "
+        "the trained detector: isolates everything after detection",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore the cache and redo every step")
     parser.add_argument("--no-serve", action="store_true", help="stop after printing the rulings")
@@ -92,11 +92,13 @@ def run_demo(args: argparse.Namespace) -> int:
         "analyze", str(table_dir / "table.mp4"), "--config", str(table_dir / "table.toml"),
         "--out", str(analysis_dir), "--table-events", str(table_dir / "truth.jsonl"),
     ]
-    if not args.detector:
+    if args.poses:
         # Card identities and outlines come from the renderer's poses (with detector-like noise);
         # tracking, contact timing, piles, attribution and rulings are the real pipeline's.
         an_argv += ["--poses", str(table_dir / "poses.jsonl")]
-        print("cards read from the simulator's per-frame poses (use --detector for the trained detector)")
+        print("cards read from the simulator's per-frame poses (--poses), not the detector")
+    else:
+        print("cards read from the footage by the trained detector (models/cards_det.onnx)")
     an_stamp = analysis_dir / ".demo-stamp.json"
     an_key = {"argv": an_argv, "table": sim_stamp.read_text()}
     if _cached(an_stamp, an_key, args.fresh):
