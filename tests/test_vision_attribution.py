@@ -64,3 +64,33 @@ def test_the_arm_arrival_is_the_first_of_consecutive_frames_it_covers_the_spot()
     t = arms.arrival((300.0, 220.0), 0.5, 2.0)
     assert t == 1.0 + 5 / 30  # reach = 50 px from the sixth frame on
     assert arms.arrival((300.0, 220.0), 0.5, 1.1) is None
+
+
+def test_a_hand_whose_still_forearm_left_the_changed_pixels_is_followed_to_where_the_arm_came_in():
+    def reach(watcher):
+        watcher.update(0.95, _mask(), _to_mm)  # nothing there yet
+        for k in range(6):  # the arm comes in from the left edge to the spot...
+            m = _mask()
+            m[28:33, 0:50] = True
+            watcher.update(1.0 + k / 30, m, _to_mm)
+        for k in range(6, 12):  # ...then rests: only the hand at the spot still changes
+            m = _mask()
+            m[27:34, 38:54] = True
+            watcher.update(1.0 + k / 30, m, _to_mm)
+
+    arms = ArmWatcher()
+    reach(arms)
+    x, y = arms.entry((300.0, 220.0), 1.19, 1.4)  # only the hand's frames
+    assert x < 120 and abs(y - 222) < 10
+    assert [round(t, 3) for t, _ in arms.reaches((300.0, 220.0), 0.9, 1.4)] == [1.0]
+    # without the trail the hand alone reaches no edge: nothing to say
+    bare = ArmWatcher(trail_s=0.0)
+    reach(bare)
+    assert bare.entry((300.0, 220.0), 1.19, 1.4) is None
+    # a blob that never touched an edge, before or now (a card moved), still says nothing
+    lone = ArmWatcher()
+    for k in range(12):
+        m = _mask()
+        m[27:34, 38:54] = True
+        lone.update(1.0 + k / 30, m, _to_mm)
+    assert lone.entry((300.0, 220.0), 0.9, 1.5) is None

@@ -4,6 +4,8 @@ flagged rather than ruled."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from referee.engine import replay
@@ -329,3 +331,138 @@ def test_an_illegal_read_of_a_card_also_read_legally_in_the_same_frames_is_not_a
                       if s.label == "2S" and t > 2.05 and i % 2 == 0]
     obs, reader = _read(scene, frames, 3.5)
     assert [(o["card"], o["player"]) for o in obs] == [("AS", "ben"), ("2S", "cy")]
+
+
+class _ArmsBySide(_Arm):
+    """Arms seen at the spot, each from one side: (time, entry). ``entry`` names the one that was
+    alone at the spot when the card came (``own``); ``arrival`` is the first arm of any side."""
+
+    def __init__(self, arms, own):
+        super().__init__(own, min(a[0] for a in arms))
+        self.arms = arms
+
+    def arrival(self, spot, t0, t1):
+        times = [a[0] for a in self.arms if t0 <= a[0] <= t1]
+        return min(times) if times else None
+
+    def reaches(self, spot, t0, t1):
+        return sorted(a for a in self.arms if t0 <= a[0] <= t1)
+
+
+def test_a_card_never_seen_on_its_way_is_timed_by_its_own_players_arm_on_a_busy_pile():
+    scene = SyntheticScene(PLAYERS, seed=21, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    # ben's arm was at the pile 0.6 s earlier (withdrawing after a play of his): cy's arm times it
+    arms = _ArmsBySide([(1.24, scene.seat_point(1)), (2.0 - 0.16, scene.seat_point(2))], scene.seat_point(2))
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+
+
+def test_a_hidden_rival_is_the_arm_nearest_in_time_to_the_cards_own_not_the_first_at_the_pile():
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)  # ben's 2H reached the pile 20 ms after cy's, never read
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    # dee's arm passed over the pile half a second before: not part of the contest
+    arms = _TwoArms([(1.3, scene.seat_point(3)), (2.0 - 0.16, scene.seat_point(2)),
+                     (2.02 - 0.16, scene.seat_point(1))])
+    arms.entry = lambda spot, t0, t1: scene.seat_point(2)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = sorted((o for o in obs if o["card"] == "2H"), key=lambda o: o["t"])
+    assert [o["player"] for o in twos] == ["cy", "ben"] and twos[1]["evidence"]["inferred"]
+    assert abs(twos[1]["t"] - twos[0]["t"] - 0.02) < 1e-3
+
+
+def test_a_landed_card_whose_track_moves_elsewhere_on_its_pile_is_still_played_once():
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=23)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker = CardTracker(fps=30)
+    # read at the detector's pace, weakly: it waits for four reads before it is ruled
+    reader = PlayReader(cfg, 30, settings=ReaderSettings(rest_frames=2, support_reads=4, min_confidence=0.5),
+                        arms=_Arm(scene.seat_point(0), reached=1.5 - 0.16))
+    pile = scene.slots[7]
+    reader.registry.land("AC", pile[0], pile[1])
+    obs = []
+    for i in range(120):
+        t = i / 30
+        # lying in ana's layout until 1.0 s, carried over unseen, first seen resting 18 mm off the
+        # pile's spot (a contest's copy lying a corner apart); from its fourth read the track takes
+        # the spot itself (the other copy, or the card squared up)
+        tracker.hidden = {"2C": [(600.0, 820.0)]} if t < 1.0 else {}
+        x = pile[0] + (18.0 if t < 1.75 else 0.0)
+        seen = [TableSighting("2C", 0.6, x, pile[1])] if t >= 1.5 and i % 3 == 0 else []
+        tracker.update(seen, i, t)
+        obs += reader.update(tracker.tracks, t)
+    obs += reader.flush(4.0)
+    (o,) = [o for o in obs if o["card"] == "2C"]
+    # timed from the arm as it landed, not by fitting the move on the pile as an approach
+    assert o["player"] == "ana" and abs(o["t"] - 1.5) < 0.02
+
+
+class _ArmsAt(_Arm):
+    """Arms by pile: ``{pile spot: (entry, [(time, entry), ...])}``, answered for the nearest spot."""
+
+    def __init__(self, by_spot):
+        super().__init__(None)
+        self.by_spot = by_spot
+
+    def _at(self, spot):
+        return min(self.by_spot.items(), key=lambda kv: math.hypot(kv[0][0] - spot[0], kv[0][1] - spot[1]))[1]
+
+    def entry(self, spot, t0, t1):
+        return self._at(spot)[0]
+
+    def arrival(self, spot, t0, t1):
+        times = [a[0] for a in self._at(spot)[1] if t0 <= a[0] <= t1]
+        return min(times) if times else None
+
+    def reaches(self, spot, t0, t1):
+        return sorted(a for a in self._at(spot)[1] if t0 <= a[0] <= t1)
+
+
+def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_copy():
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)  # never seen on its way
+    scene.play("AS", "ben", 1, 2.0)  # ben's arm reached past the 2H's pile to put his Ace down
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    cy, ben = scene.seat_point(2), scene.seat_point(1)
+    arms = _ArmsAt({scene.slots[0]: (cy, [(2.0 - 0.16, cy), (2.02 - 0.16, ben)]),
+                    scene.slots[1]: (ben, [(2.0 - 0.16, ben)])})
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs) == [("2H", "cy"), ("AH", "ana"), ("AS", "ben")]
+    assert not any(o["evidence"].get("inferred") for o in obs)
+    # with no play of ben's elsewhere, the second arm at the pile is his hidden copy
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    obs, _ = _read(scene, _unseen_in_flight(scene, 3.5, "2H", 2.0), 3.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
+
+
+def test_a_card_read_again_on_its_pile_with_another_copys_origin_is_not_a_new_play():
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=23)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker = CardTracker(fps=30)
+    reader = PlayReader(cfg, 30, settings=ReaderSettings(rest_frames=2, support_reads=2, min_confidence=0.5),
+                        arms=_Arm(scene.seat_point(0), reached=1.0 - 0.16))
+    pile = scene.slots[7]
+    obs = []
+    for i in range(200):
+        t = i / 30
+        # played at 1.0 s and read until 2.0 s; another AS lies in a layout 4.5-5.0 s and is
+        # covered by a hand; from 5.2 s the pile's AS is read again (its old track long forgotten)
+        tracker.hidden = {"AS": [(600.0, 820.0)]} if 4.5 <= t < 5.0 else {}
+        seen = [TableSighting("AS", 0.9, pile[0], pile[1])] if (1.0 <= t < 2.0 or t >= 5.2) and i % 3 == 0 else []
+        tracker.update(seen, i, t)
+        tracker.forget(t)
+        obs += reader.update(tracker.tracks, t)
+    obs += reader.flush(200 / 30)
+    assert [(o["card"], round(o["t"], 1)) for o in obs] == [("AS", 1.0)]

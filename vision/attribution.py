@@ -114,8 +114,14 @@ class ArmWatcher:
     for the card's origin. A blob that crosses two sides (two arms touching) says nothing.
     """
 
-    def __init__(self, keep_s: float = 1.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2) -> None:
+    def __init__(self, keep_s: float = 1.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2,
+                 trail_s: float = 0.4) -> None:
         self.keep_s = keep_s
+        # A forearm resting still across the margin settles into the motion reference and drops
+        # out of the changed pixels, leaving the hand at the pile cut off from the edge (60 s dev
+        # clip 5151: three plays whose arm was never found): such a blob is followed through the
+        # changed pixels of the last ``trail_s`` (where the arm moved in) to the edge.
+        self.trail_s = trail_s
         self.join_px = join_px
         self.edge_px = edge_px
         self.near_px = near_px  # the spot may lie this far outside the blob (a card beside the hand)
@@ -133,6 +139,20 @@ class ArmWatcher:
     def reset(self) -> None:
         self._masks.clear()
 
+    def _frames(self, t0: float, t1: float):
+        """(t, changed pixels, changed pixels of the ``trail_s`` before it) for kept frames in [t0, t1]."""
+        kept = list(self._masks)
+        for k, (t, packed, shape) in enumerate(kept):
+            if not t0 <= t <= t1:
+                continue
+            trail = None
+            for t2, packed2, shape2 in kept[:k]:
+                if t - t2 <= self.trail_s and shape2 == shape:
+                    trail = packed2 if trail is None else trail | packed2
+            n = shape[0] * shape[1]
+            mask = np.unpackbits(packed, count=n).reshape(shape)
+            yield t, mask, None if trail is None else np.unpackbits(trail, count=n).reshape(shape)
+
     def entry(self, spot_mm: tuple[float, float], t0: float, t1: float) -> tuple[float, float] | None:
         """The arm's entry point (mm) for a blob covering ``spot_mm`` between ``t0`` and ``t1``:
         the median over those frames of where it crosses the edge, ``None`` if no frame shows one."""
@@ -141,11 +161,8 @@ class ArmWatcher:
         if self._to_mm is None:
             return None
         points = []
-        for t, packed, shape in self._masks:
-            if not t0 <= t <= t1:
-                continue
-            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
-            point = self._entry_in(mask, spot_mm, cv2)
+        for t, mask, trail in self._frames(t0, t1):
+            point = self._entry_in(mask, spot_mm, cv2, trail)
             if point is not None:
                 points.append(point)
         if not points:
@@ -161,11 +178,8 @@ class ArmWatcher:
         if self._to_mm is None:
             return None
         run: list[float] = []
-        for t, packed, shape in self._masks:
-            if not t0 <= t <= t1:
-                continue
-            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
-            if self._entry_in(mask, spot_mm, cv2) is not None:
+        for t, mask, trail in self._frames(t0, t1):
+            if self._entry_in(mask, spot_mm, cv2, trail) is not None:
                 run.append(t)
                 if len(run) >= min_frames:
                     return run[0]
@@ -186,11 +200,8 @@ class ArmWatcher:
             return []
         runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
         found: dict[str, tuple[float, tuple[float, float]]] = {}
-        for t, packed, shape in self._masks:
-            if not t0 <= t <= t1:
-                continue
-            mask = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape)
-            sides = self._sides_in(mask, spot_mm, cv2, share)
+        for t, mask, trail in self._frames(t0, t1):
+            sides = self._sides_in(mask, spot_mm, cv2, share, trail)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
@@ -202,14 +213,22 @@ class ArmWatcher:
                     runs.pop(side, None)
         return sorted(found.values())
 
-    def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2, share: float
-                  ) -> dict[str, tuple[float, float]]:
+    def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2, share: float,
+                  trail: np.ndarray | None = None) -> dict[str, tuple[float, float]]:
         """Sides of the area the blob at ``spot_mm`` crosses (with ``share`` of the busiest one's
         edge pixels at least) and where it crosses each, in mm."""
         blob = self._blob_at(mask, spot_mm, cv2)
         if blob is None:
             return {}
-        h, w = mask.shape
+        sides = self._crossings(blob, mask.shape, share)
+        if sides or trail is None:
+            return sides
+        # the spot's blob reaches no edge: follow it through where the arm moved in just before
+        blob = self._blob_at(mask | trail, spot_mm, cv2)
+        return self._crossings(blob, mask.shape, share) if blob is not None else {}
+
+    def _crossings(self, blob: np.ndarray, shape: tuple[int, int], share: float) -> dict[str, tuple[float, float]]:
+        h, w = shape
         e = self.edge_px + self.join_px
         ys, xs = np.nonzero(blob)
         on = {"left": xs < e, "top": ys < e, "right": xs >= w - e, "bottom": ys >= h - e}
@@ -241,10 +260,11 @@ class ArmWatcher:
             return None
         return labels == int(np.bincount(ids).argmax())
 
-    def _entry_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2) -> tuple[float, float] | None:
+    def _entry_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2,
+                  trail: np.ndarray | None = None) -> tuple[float, float] | None:
         """Where the one arm whose blob covers ``spot_mm`` crosses the edge (``None``: no arm, or
         two arms in one blob)."""
-        sides = self._sides_in(mask, spot_mm, cv2, 0.3)
+        sides = self._sides_in(mask, spot_mm, cv2, 0.3, trail)
         if len(sides) != 1:
             return None
         return next(iter(sides.values()))

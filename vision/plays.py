@@ -29,7 +29,7 @@ from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
 from vision.contact import ContactEstimate, estimate_for_track, estimate_placement, order_with_occlusion
 from vision.foundations import FoundationRegistry, Pile
-from vision.tracking import CardTrack
+from vision.tracking import CardTrack, Sample
 
 
 @dataclass
@@ -59,6 +59,9 @@ class ReaderSettings:
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
     # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
     arm_contest_sigma_ms: float = 100.0
+    # a second arm whose player puts a card on another pile this close in time reached past this
+    # one on its way there (neighbouring piles on a busy table), it brought no copy here
+    arm_elsewhere_s: float = 0.5
     min_player_conf: float = 0.2  # an owner this unsure (no back seen) is flagged, not ruled
     # A card first seen within unseen_flight_mm of where it rests was never seen on its way; so is
     # one whose last sighting before the rest lies farther and unseen_flight_s earlier (it jumped
@@ -129,6 +132,8 @@ class PlayReader:
         self._all: dict[int, CardTrack] = {}
         self._done: list[tuple[str, Point]] = []  # cards reported or flagged: where they lay
         self._hidden: list[tuple[Landing, dict[str, Any], float]] = []  # inferred copies: (landing, its report, due)
+        self._plays: list[tuple[str, float, Point]] = []  # (player, contact, spot) of every play reported
+        self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
 
     # --- per frame ---------------------------------------------------------------------------
     def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
@@ -152,6 +157,10 @@ class PlayReader:
                 out.extend(self._try_report(landing, t))
                 continue
             moved = math.hypot(track.last.x - landing.rest[0], track.last.y - landing.rest[1]) > 2 * self.s.rest_mm
+            if moved and self._still_on_its_pile(landing, track.last):
+                # nudged on its pile, or the tracker took the copy beside it: still played, and
+                # timed as it landed (what followed is not its approach to fit)
+                moved, landing.retimed = False, True
             # gone from a spot beside a pile before it counted: the hand took it on (to the pile)
             vanished = t - track.last.t > 0.2 and self._beside_pile(landing)
             if not moved and not landing.legal and t - track.last.t > 0.25:
@@ -215,12 +224,18 @@ class PlayReader:
             if self._seen_before(track.label, rest):
                 track.reported = True
                 return
-            contact = self._unseen_arrival(track, i, contact)
+            contact = self._unseen_arrival(track, i, contact, player)
             path_less = not any(a - 0.5 <= track.samples[i].t <= b + 1.0 for a, b in self.blind)
         elif self._flight_unseen(track.samples, i, rest):
+            if self._played_there_before(track.label, rest, float(track.samples[i].t)):
+                # the card played there a while ago, read again, its track given the origin of
+                # another copy that lay in a layout (the tracker's recalled origin): not a new
+                # play (a rival copy lands within rival_wait_s of the first)
+                track.reported = True
+                return
             # came from where it was last seen (a recalled origin) straight to the pile: no reach to
             # fit; it touched the pile shortly before it was first seen there, not halfway between
-            contact = self._first_sighting(track.samples, i, rest)
+            contact = self._first_sighting(track.samples, i, rest, player)
             path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
         self._contest_by_arms(landing, path_less)
@@ -241,11 +256,22 @@ class PlayReader:
             who, c, _ = self.attributor.attribute(entry, landing.rest)
             if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached):
                 reached.append((t_arm, who))
-        reached.sort()
-        if len(reached) < 2 or reached[1][0] - reached[0][0] > self.s.arm_contest_s:
+        if len(reached) < 2:
             return
-        (ta, pa), (tb, pb) = reached[:2]
-        mine, other = ((ta, pa), (tb, pb)) if landing.player != pb else ((tb, pb), (ta, pa))
+        # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
+        # neighbour's): the contest is this card's own arm and the other arm nearest it in time.
+        own = [r for r in reached if r[1] == landing.player]
+        if own:
+            mine = own[0]
+            other = min((r for r in reached if r[1] != mine[1]), key=lambda r: abs(r[0] - mine[0]))
+        elif path_less:  # whose it is unknown: the two arms that came closest together
+            pairs = [(abs(a[0] - b[0]), a, b) for k, a in enumerate(reached) for b in reached[k + 1:]]
+            _, a, b = min(pairs)
+            mine, other = (a, b) if a[0] <= b[0] else (b, a)
+        else:
+            return  # its path names a third player: the arms are not this card's contest
+        if abs(other[0] - mine[0]) > self.s.arm_contest_s:
+            return
         end = (float(landing.rest[0]), float(landing.rest[1]))
 
         def timed(t_arm: float) -> ContactEstimate:
@@ -257,8 +283,6 @@ class PlayReader:
         if path_less:  # its own arm says whose it is and when it came
             landing.player, landing.player_conf, landing.how = mine[1], 0.99, "motion"
             landing.contact = timed(mine[0])
-        elif landing.player not in (pa, pb):
-            return  # its path names a third player: the two arms are not this card's contest
         landing.hidden_rival = (other[1], timed(other[0]))
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
@@ -270,11 +294,11 @@ class PlayReader:
         return (math.hypot(prev.x - rest[0], prev.y - rest[1]) > self.s.unseen_flight_mm
                 and samples[i].t - prev.t > self.s.unseen_flight_s)
 
-    def _first_sighting(self, samples: list, i: int, rest: Point) -> ContactEstimate:
+    def _first_sighting(self, samples: list, i: int, rest: Point, player: str | None = None) -> ContactEstimate:
         """Contact of a card first seen on its pile: just before that sighting (the hand covers
         it while putting it down), with the frame interval as its uncertainty at least."""
         t_seen = float(samples[i].t)
-        by_arm = self._arm_contact(rest, t_seen)
+        by_arm = self._arm_contact(rest, t_seen, player)
         if by_arm is not None and by_arm.t > samples[i - 1].t:
             return by_arm
         return ContactEstimate(t_seen - 0.5 / self.fps, 1000.0 / self.fps, 0.0, (float(rest[0]), float(rest[1])))
@@ -362,7 +386,14 @@ class PlayReader:
         return any(p.track.label == label and math.hypot(p.rest[0] - rest[0], p.rest[1] - rest[1]) < self.registry.join_mm
                    for p in self.pending)
 
-    def _unseen_arrival(self, track: CardTrack, i: int, contact: ContactEstimate) -> ContactEstimate:
+    def _played_there_before(self, label: str, rest: Point, t: float) -> bool:
+        """This card was reported (or flagged) at this spot more than ``rival_wait_s`` before ``t``."""
+        return any(lb == label and t - t0 > self.s.rival_wait_s
+                   and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm
+                   for lb, p, t0 in self._done_at)
+
+    def _unseen_arrival(self, track: CardTrack, i: int, contact: ContactEstimate,
+                        player: str | None = None) -> ContactEstimate:
         t_seen = track.samples[i].t
         for a, b in self.blind:
             if a - 0.5 <= t_seen <= b + 1.0:
@@ -374,19 +405,33 @@ class PlayReader:
                 mid = (a + b) / 2
                 return ContactEstimate(mid, max((b - a) / math.sqrt(12) * 1000, 1.0), 0.0)
         rest = (float(track.samples[i].x), float(track.samples[i].y))
-        by_arm = self._arm_contact(rest, float(t_seen))
+        by_arm = self._arm_contact(rest, float(t_seen), player)
         if by_arm is not None:
             return by_arm
         return ContactEstimate(contact.t, max(contact.uncertainty_ms, 1000 / self.fps), contact.rms_mm)
 
-    def _arm_contact(self, rest: Point, t_seen: float) -> ContactEstimate | None:
+    def _arm_contact(self, rest: Point, t_seen: float, player: str | None = None) -> ContactEstimate | None:
         """Contact of a card never seen on its way, from the arm that brought it: the hand (with the
         card ahead of it) reaches the spot ``arm_lead_s`` before the card touches the pile
         (simulated dev clips: 130-200 ms, median 167 ms over 14 plays). Never later than the card
-        was first seen there."""
+        was first seen there.
+
+        On a busy pile the first arm there may be another player's (an earlier play, a rival
+        reaching past, a hand still withdrawing): when the arms' sides are known, the arm from
+        ``player``'s side times the card (60 s dev clip 4242: a 7H timed from the previous play's
+        arm, 0.6 s early)."""
         if self.arms is None:
             return None
-        t_arm = self.arms.arrival(rest, t_seen - self.s.arm_before_s, t_seen)
+        t0 = t_seen - self.s.arm_before_s
+        t_arm = None
+        if player is not None and hasattr(self.arms, "reaches"):
+            for t_reach, entry in self.arms.reaches(rest, t0, t_seen):
+                who, c, _ = self.attributor.attribute(entry, rest)
+                if who == player and c >= self.s.path_conf:
+                    t_arm = t_reach
+                    break
+        if t_arm is None:
+            t_arm = self.arms.arrival(rest, t0, t_seen)
         if t_arm is None:
             return None
         t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
@@ -555,6 +600,19 @@ class PlayReader:
         landing.t_rest = b
         landing.on_pile = True
         return True
+
+    def _still_on_its_pile(self, landing: Landing, now: Sample) -> bool:
+        """A card that came to rest on a pile (within ``on_pile_mm`` of its spot) and is now seen
+        elsewhere on that same pile was not carried on: a card is nudged square on a pile, and two
+        copies of a contest lie on one pile a card's corner apart, where one track may take the
+        other (60 s dev clip 4242: a 3H contest whose first landing was canceled that way and the
+        play timed 0.7 s late from the other copy's settling)."""
+        pile = self.registry.nearest(landing.rest[0], landing.rest[1])
+        if pile is None:
+            return False
+        d_rest = math.hypot(pile.x - landing.rest[0], pile.y - landing.rest[1])
+        d_now = math.hypot(pile.x - now.x, pile.y - now.y)
+        return d_rest <= self.s.on_pile_mm and d_now <= self.s.on_pile_mm
 
     def _maybe_hovering(self, landing: Landing, t: float) -> bool:
         """Still near, not on, a pile: a hand may be hovering before putting the card down, so it
@@ -767,12 +825,15 @@ class PlayReader:
                 f"illegal read seen only {len(track.samples)} times"
             self.flags.append(Flag(landing.contact.t, reason, label, pile.id if pile else None, frames))
             self._done.append((label, landing.rest))
+            self._done_at.append((label, landing.rest, landing.t_rest))
             return {}
         x, y = landing.rest
         self._done.append((label, landing.rest))
+        self._done_at.append((label, landing.rest, landing.t_rest))
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
         self.delays.append(t - landing.contact.t)
+        self._plays.append((landing.player, landing.contact.t, (x, y)))
         evidence: dict[str, Any] = {
             "frames": list(frames),
             "track": track.id,
@@ -831,10 +892,33 @@ class PlayReader:
         for landing, seen, due in self._hidden:
             if not final and t < due:
                 keep.append((landing, seen, due))
-            elif not self._rival_tracked(landing, t):
+            elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing):
                 out.append(self._report_hidden_rival(landing, seen, t))
         self._hidden = keep
         return out
+
+    def _arm_played_elsewhere(self, landing: Landing) -> bool:
+        """The second arm's player put a card on another pile at about that time: the arm reached
+        past this spot (60 s dev clip 4242: two phantom copies inferred next to a pile where
+        that player played). Against another copy inferred for the same player elsewhere, the
+        tighter contest (arms closer in time) keeps it."""
+        player, contact = landing.hidden_rival
+        gap = abs(contact.t - landing.contact.t)
+        x, y = landing.rest
+
+        def elsewhere(spot: Point, t: float) -> bool:
+            return math.hypot(spot[0] - x, spot[1] - y) > self.registry.join_mm and \
+                abs(t - contact.t) < self.s.arm_elsewhere_s
+
+        if any(who == player and elsewhere(spot, tc) for who, tc, spot in self._plays):
+            return True
+        for other in [h[0] for h in self._hidden] + self.pending:
+            if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player:
+                continue
+            c = other.hidden_rival[1]
+            if elsewhere(other.rest, c.t) and abs(c.t - other.contact.t) <= gap:
+                return True
+        return False
 
     def _rival_tracked(self, landing: Landing, t: float) -> bool:
         """Whether the other copy of this card is followed after all: another landing of it at this
@@ -852,6 +936,7 @@ class PlayReader:
         player, contact = landing.hidden_rival
         self.registry.land(seen["card"], landing.rest[0], landing.rest[1], same_as_top=True)
         self.delays.append(t - contact.t)
+        self._plays.append((player, contact.t, landing.rest))
         evidence = dict(seen["evidence"])
         evidence.update({"attribution": "motion", "attribution_confidence": 0.99, "inferred": "second arm at the pile",
                          "origin_mm": evidence["rest_mm"]})
