@@ -197,12 +197,16 @@ def test_registry_round_trip_and_errors(drawn_registry, tmp_path):
     saved = json.loads(path.read_text())
     assert saved["format"] == FORMAT == "nerts-backs/3"
     assert (again.max_unmatched, again.unmatched_dist) == (reg.max_unmatched, reg.unmatched_dist)
-    (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(BackError, match="not JSON"):
-        BackRegistry.load(tmp_path / "bad.json")
-    (tmp_path / "other.json").write_text('{"format": "something-else"}')
-    with pytest.raises(BackError, match="not a back registry"):
-        BackRegistry.load(tmp_path / "other.json")
+    bad_files = {
+        "bad.json": ("{not json", "not JSON"),
+        "other.json": ('{"format": "something-else"}', "not a back registry"),
+        "v9.json": ('{"format": "nerts-backs/9", "backs": []}', "not readable by this version"),
+        "entry.json": ('{"format": "nerts-backs/3", "backs": [{"owner": "x"}]}', "bad back entry"),
+    }
+    for name, (text, message) in bad_files.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(BackError, match=message):
+            BackRegistry.load(tmp_path / name)
     with pytest.raises(BackError, match="not found"):
         BackRegistry.load(tmp_path / "missing.json")
     old = {"format": "nerts-backs/1", "tau": 9.0, "backs": [{"owner": "ana", "lab": [[30.0, 60.0, 40.0]]}]}
@@ -215,12 +219,6 @@ def test_registry_round_trip_and_errors(drawn_registry, tmp_path):
     old2 = BackRegistry.load(tmp_path / "v2.json")
     assert set(old2.backs) == set(reg.backs) and old2.tau == BackRegistry().tau
     assert old2.classify(img, box).owner == "maroon"
-    (tmp_path / "v9.json").write_text('{"format": "nerts-backs/9", "backs": []}')
-    with pytest.raises(BackError, match="not readable by this version"):
-        BackRegistry.load(tmp_path / "v9.json")
-    (tmp_path / "entry.json").write_text('{"format": "nerts-backs/3", "backs": [{"owner": "x"}]}')
-    with pytest.raises(BackError, match="bad back entry"):
-        BackRegistry.load(tmp_path / "entry.json")
 
 
 def test_bad_registration_inputs():

@@ -376,16 +376,21 @@ def test_a_hidden_rival_is_the_arm_nearest_in_time_to_the_cards_own_not_the_firs
     assert abs(twos[1]["t"] - twos[0]["t"] - 0.02) < 1e-3
 
 
+def _ana_reads_at_detector_pace(support_reads: int, arm_reached: float):
+    """A tracker and a reader fed by hand (sightings every 3rd frame), ana's arm reaching the piles
+    at ``arm_reached``: (scene, tracker, reader, the spot of pile slot 7)."""
+    scene = SyntheticScene(PLAYERS, seed=23)
+    cfg = VisionConfig.from_dict(scene.config())
+    reader = PlayReader(cfg, 30, settings=ReaderSettings(rest_frames=2, support_reads=support_reads, min_confidence=0.5),
+                        arms=_Arm(scene.seat_point(0), reached=arm_reached))
+    return scene, CardTracker(fps=30), reader, scene.slots[7]
+
+
 def test_a_landed_card_whose_track_moves_elsewhere_on_its_pile_is_still_played_once():
     from vision.tracking import TableSighting
 
-    scene = SyntheticScene(PLAYERS, seed=23)
-    cfg = VisionConfig.from_dict(scene.config())
-    tracker = CardTracker(fps=30)
     # read at the detector's pace, weakly: it waits for four reads before it is ruled
-    reader = PlayReader(cfg, 30, settings=ReaderSettings(rest_frames=2, support_reads=4, min_confidence=0.5),
-                        arms=_Arm(scene.seat_point(0), reached=1.5 - 0.16))
-    pile = scene.slots[7]
+    scene, tracker, reader, pile = _ana_reads_at_detector_pace(support_reads=4, arm_reached=1.5 - 0.16)
     reader.registry.land("AC", pile[0], pile[1])
     obs = []
     for i in range(120):
@@ -448,12 +453,7 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
 def test_a_card_read_again_on_its_pile_with_another_copys_origin_is_not_a_new_play():
     from vision.tracking import TableSighting
 
-    scene = SyntheticScene(PLAYERS, seed=23)
-    cfg = VisionConfig.from_dict(scene.config())
-    tracker = CardTracker(fps=30)
-    reader = PlayReader(cfg, 30, settings=ReaderSettings(rest_frames=2, support_reads=2, min_confidence=0.5),
-                        arms=_Arm(scene.seat_point(0), reached=1.0 - 0.16))
-    pile = scene.slots[7]
+    scene, tracker, reader, pile = _ana_reads_at_detector_pace(support_reads=2, arm_reached=1.0 - 0.16)
     obs = []
     for i in range(200):
         t = i / 30

@@ -156,13 +156,11 @@ class ArmWatcher:
     def entry(self, spot_mm: tuple[float, float], t0: float, t1: float) -> tuple[float, float] | None:
         """The arm's entry point (mm) for a blob covering ``spot_mm`` between ``t0`` and ``t1``:
         the median over those frames of where it crosses the edge, ``None`` if no frame shows one."""
-        import cv2
-
         if self._to_mm is None:
             return None
         points = []
         for t, mask, trail in self._frames(t0, t1):
-            point = self._entry_in(mask, spot_mm, cv2, trail)
+            point = self._entry_in(mask, spot_mm, trail)
             if point is not None:
                 points.append(point)
         if not points:
@@ -173,13 +171,11 @@ class ArmWatcher:
     def arrival(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2) -> float | None:
         """When an arm first reached ``spot_mm`` between ``t0`` and ``t1``: the first of at least
         ``min_frames`` frames in a row whose arm blob covers it (``None`` if none did)."""
-        import cv2
-
         if self._to_mm is None:
             return None
         run: list[float] = []
         for t, mask, trail in self._frames(t0, t1):
-            if self._entry_in(mask, spot_mm, cv2, trail) is not None:
+            if self._entry_in(mask, spot_mm, trail) is not None:
                 run.append(t)
                 if len(run) >= min_frames:
                     return run[0]
@@ -194,14 +190,12 @@ class ArmWatcher:
         crossed that side with at least ``share`` of its busiest side's edge pixels, entry point
         in mm), earliest first. Two arms in one blob (two players reaching one pile together, a
         first-touch contest) show up as two sides."""
-        import cv2
-
         if self._to_mm is None:
             return []
         runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
         found: dict[str, tuple[float, tuple[float, float]]] = {}
         for t, mask, trail in self._frames(t0, t1):
-            sides = self._sides_in(mask, spot_mm, cv2, share, trail)
+            sides = self._sides_in(mask, spot_mm, share, trail)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
@@ -213,18 +207,18 @@ class ArmWatcher:
                     runs.pop(side, None)
         return sorted(found.values())
 
-    def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2, share: float,
+    def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], share: float,
                   trail: np.ndarray | None = None) -> dict[str, tuple[float, float]]:
         """Sides of the area the blob at ``spot_mm`` crosses (with ``share`` of the busiest one's
         edge pixels at least) and where it crosses each, in mm."""
-        blob = self._blob_at(mask, spot_mm, cv2)
+        blob = self._blob_at(mask, spot_mm)
         if blob is None:
             return {}
         sides = self._crossings(blob, mask.shape, share)
         if sides or trail is None:
             return sides
         # the spot's blob reaches no edge: follow it through where the arm moved in just before
-        blob = self._blob_at(mask | trail, spot_mm, cv2)
+        blob = self._blob_at(mask | trail, spot_mm)
         return self._crossings(blob, mask.shape, share) if blob is not None else {}
 
     def _crossings(self, blob: np.ndarray, shape: tuple[int, int], share: float) -> dict[str, tuple[float, float]]:
@@ -241,7 +235,9 @@ class ArmWatcher:
                 out[side] = (float(mm[0]), float(mm[1]))
         return out
 
-    def _blob_at(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2) -> np.ndarray | None:
+    def _blob_at(self, mask: np.ndarray, spot_mm: tuple[float, float]) -> np.ndarray | None:
+        import cv2
+
         h, w = mask.shape
         corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
         sx = w / max(corners[1][0] - corners[0][0], 1e-9)
@@ -260,11 +256,11 @@ class ArmWatcher:
             return None
         return labels == int(np.bincount(ids).argmax())
 
-    def _entry_in(self, mask: np.ndarray, spot_mm: tuple[float, float], cv2,
+    def _entry_in(self, mask: np.ndarray, spot_mm: tuple[float, float],
                   trail: np.ndarray | None = None) -> tuple[float, float] | None:
         """Where the one arm whose blob covers ``spot_mm`` crosses the edge (``None``: no arm, or
         two arms in one blob)."""
-        sides = self._sides_in(mask, spot_mm, cv2, 0.3, trail)
+        sides = self._sides_in(mask, spot_mm, 0.3, trail)
         if len(sides) != 1:
             return None
         return next(iter(sides.values()))
