@@ -42,6 +42,15 @@ def test_nms_keeps_best_of_overlapping_and_separate_boxes():
     assert nms(boxes, scores, 0.99) == [1, 0, 2, 3]
 
 
+def test_nms_drops_a_part_nested_in_a_better_box_only_when_asked():
+    # a pip-sized box inside a whole index box: IoU 0.16, far below any NMS threshold
+    # (the third box, a neighbouring index, has 30% of its area over the first: it stays)
+    boxes = np.array([[0, 0, 40, 100], [10, 50, 30, 82], [28, 0, 68, 100]], np.float32)
+    scores = np.array([0.9, 0.8, 0.2], np.float32)
+    assert nms(boxes, scores, 0.9) == [0, 1, 2]
+    assert nms(boxes, scores, 0.9, contain=0.7) == [0, 2]
+
+
 def test_square_crop_centres_the_box_and_pads_outside():
     img = np.zeros((100, 100, 3), np.uint8)
     img[40:60, 45:55] = 255  # a 10x20 "index"

@@ -165,8 +165,12 @@ def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[fl
     return out, r, (left, top)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
-    """Greedy non-maximum suppression; returns kept indices, best first."""
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, contain: float = 1.01) -> list[int]:
+    """Greedy non-maximum suppression; returns kept indices, best first.
+
+    A box is also dropped when at least ``contain`` of its area lies inside a better one (the
+    default, above 1, never): a part of an index (its pip, its "0" of "10") inside the whole
+    index box, or a tile's clipped copy of a box, overlaps too little for IoU to catch it."""
     order = scores.argsort()[::-1]
     x0, y0, x1, y1 = boxes.T
     areas = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
@@ -178,7 +182,9 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
         iw = np.clip(np.minimum(x1[i], x1[rest]) - np.maximum(x0[i], x0[rest]), 0, None)
         ih = np.clip(np.minimum(y1[i], y1[rest]) - np.maximum(y0[i], y0[rest]), 0, None)
         inter = iw * ih
-        order = rest[inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9) <= iou]
+        keep_rest = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9) <= iou
+        keep_rest &= inter / np.maximum(areas[rest], 1e-9) < contain
+        order = rest[keep_rest]
     return keep
 
 
@@ -190,7 +196,8 @@ class Detector:
     """The two-stage card detector. Thread-compatible per instance (one session each)."""
 
     def __init__(self, model_dir: Path, threads: int | None = None, det_conf: float | None = None,
-                 cls_conf: float | None = None, iou: float = 0.5, max_indices: int = 60):
+                 cls_conf: float | None = None, iou: float = 0.5, max_indices: int = 60,
+                 index_contain: float = 0.7):
         meta_path = model_dir / "detector.json"
         if not meta_path.is_file():
             raise DetectorError(f"no detector.json in {model_dir}: not a model folder (train with 'make train')")
@@ -222,6 +229,7 @@ class Detector:
         self.det_conf = float(thresholds.get("det_conf", 0.25) if det_conf is None else det_conf)
         self.cls_conf = float(thresholds.get("cls_conf", 0.5) if cls_conf is None else cls_conf)
         self.iou = iou
+        self.index_contain = index_contain
         self.max_indices = max_indices  # most-confident index boxes classified per frame (bounds latency)
         self.backs = None  # optional vision.backs.BackRegistry: names the owner of each back
         self._det_input = self.det.get_inputs()[0].name
@@ -257,11 +265,13 @@ class Detector:
 
     def _per_class_nms(self, boxes: np.ndarray, conf: np.ndarray, cls_id: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Non-maximum suppression within each class; survivors best first."""
+        """Non-maximum suppression within each class; survivors best first. Index boxes mostly
+        inside a better index box go too (``index_contain``): two real indices never nest."""
         kept: list[int] = []
         for c in np.unique(cls_id):
             idx = np.nonzero(cls_id == c)[0]
-            kept += [int(idx[k]) for k in nms(boxes[idx], conf[idx], self.iou)]
+            contain = self.index_contain if self.det_classes[c] == "index" else 1.01
+            kept += [int(idx[k]) for k in nms(boxes[idx], conf[idx], self.iou, contain)]
         kept.sort(key=lambda k: -conf[k])
         return boxes[kept], conf[kept], cls_id[kept]
 
