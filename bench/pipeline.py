@@ -21,6 +21,7 @@ everything after detection. The source used is printed with the figures.
 
     .venv/bin/python bench/pipeline.py                    # 3 clips, 60 s each
     .venv/bin/python bench/pipeline.py --clips 6 --seconds 120 --source poses
+    .venv/bin/python bench/pipeline.py --seeds 4242,5151 --detail   # development: each dispute and phantom
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -76,7 +76,45 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def score(clip: Path, out: Path) -> dict:
+def _obs_line(o: dict, t_ref: float | None = None) -> str:
+    ev = o.get("evidence", {})
+    when = f"{(o['t'] - t_ref) * 1000:+.0f} ms" if t_ref is not None else f"t={o['t']:.2f}"
+    tags = [ev.get("attribution", "?")]
+    if ev.get("inferred"):
+        tags.append("inferred")
+    if "contest" in ev:
+        tags.append(f"visible {ev['contest'].get('visible_share')}")
+    if ev.get("occlusion"):
+        tags.append(f"occlusion {ev['occlusion']}")
+    return (f"{o['card']} {o['player']} {when} sigma {o.get('uncertainty_ms', 0):.0f} ms conf {o.get('confidence', 0):.2f} "
+            f"[{', '.join(map(str, tags))}] reads {ev.get('reads')}")
+
+
+def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], result: dict) -> list[str]:
+    """Per dispute: the true touches, what vision reported of that card then, and the ruling; then
+    every phantom. For development (``--detail``)."""
+    lines = []
+    for d in summary.get("disputes", []):
+        t0 = d["t"]
+        true = ", ".join(f"{p} {(t - t0) * 1000:+.0f} ms" for p, t in zip(d["contenders"], d.get("times", [])))
+        lines.append(f"  dispute {d['card']} on {d['pile']} at {t0:.2f}s, gap {d['gap_ms']:.0f} ms: truth {true}; "
+                     f"winner {d['winner'] or 'tie'}")
+        for o in seen:
+            if o["card"] == d["card"] and abs(o["t"] - t0) < 1.5:
+                lines.append(f"      seen  {_obs_line(o, t0)}")
+        for r in result["rulings"]:
+            if r.get("kind") == "dispute" and r.get("card") == d["card"] and abs((r.get("t") or 0) - t0) < 1.5:
+                lines.append(f"      ruled winner {r.get('winner')} tie {r.get('tie')} margin {r.get('margin_ms')} "
+                             f"confidence {r.get('confidence')}")
+    for k, o in enumerate(seen):
+        if k not in used:
+            near = [tr for tr in truth if tr["card"] == o["card"] and abs(tr["t"] - o["t"]) < 3.0]
+            why = f"true play of it {near[0]['player']} at {near[0]['t']:.2f}s" if near else "no true play of it within 3 s"
+            lines.append(f"  phantom {_obs_line(o)}; {why}")
+    return lines
+
+
+def score(clip: Path, out: Path, detailed: bool = False) -> dict:
     truth = [e for e in read_jsonl(clip / "truth.jsonl") if e["type"] == "card_touched"]
     seen = [e for e in read_jsonl(out / "observations.jsonl") if e["type"] == "card_touched"]
     summary = json.loads((clip / "truth.json").read_text())
@@ -110,6 +148,7 @@ def score(clip: Path, out: Path) -> dict:
                 entry["tie_justified"] = d["gap_ms"] <= tie_window or d["gap_ms"] < K_SIGMA * sigma
         disputes.append(entry)
     rounds_true = summary.get("rounds", [])
+    detail = _detail(summary, truth, seen, used, result) if detailed else []
     rounds_mine = result.get("rounds", [])
     exact = sum(1 for i, rt in enumerate(rounds_true)
                 if i < len(rounds_mine) and rounds_mine[i].get("scores") == rt.get("scores"))
@@ -117,7 +156,7 @@ def score(clip: Path, out: Path) -> dict:
         "plays": len(truth), "found": len(pairs), "phantoms": len(seen) - len(used),
         "attributed": sum(1 for tr, o in pairs if o["player"] == tr["player"]),
         "timing_ms": timing, "disputes": disputes, "rounds": len(rounds_true), "rounds_exact": exact,
-        "footage_s": summary.get("duration_s", 0.0),
+        "footage_s": summary.get("duration_s", 0.0), "detail": detail,
     }
 
 
@@ -137,6 +176,7 @@ def main() -> int:
     ap.add_argument("--weights", metavar="MODEL", help="detector weights for --source detector (default: the shipped model)")
     ap.add_argument("--seeds", help="comma-separated simulator seeds for development runs (default: the "
                     "final-figure seeds, never developed on)")
+    ap.add_argument("--detail", action="store_true", help="print each dispute and phantom (development)")
     args = ap.parse_args()
     seeds = SEEDS
     if args.seeds:
@@ -168,7 +208,7 @@ def main() -> int:
             simulate(seed, clip, args.seconds, args.rounds)
             print(f"seed {seed}: simulated in {time.perf_counter() - t0:.0f} s", flush=True)
         stats, wall, peak, cpu = analyze(clip, out, source, args.weights)
-        s = score(clip, out)
+        s = score(clip, out, args.detail)
         for k in totals:
             totals[k] += s[k]
         timing += s["timing_ms"]
@@ -182,6 +222,8 @@ def main() -> int:
         print(f"seed {seed}: {s['found']}/{s['plays']} plays, {s['phantoms']} phantom, "
               f"{s['attributed']}/{s['found']} attributed, rounds exact {s['rounds_exact']}/{s['rounds']}, "
               f"{s['footage_s'] / wall:.2f}x real time, {cpu_share[-1]:.2f} CPU s per footage s", flush=True)
+        for line in s["detail"]:
+            print(line, flush=True)
 
     def share(a: int, b: int) -> float | None:
         return 100.0 * a / b if b else None

@@ -94,3 +94,41 @@ def test_a_hand_whose_still_forearm_left_the_changed_pixels_is_followed_to_where
         m[27:34, 38:54] = True
         lone.update(1.0 + k / 30, m, _to_mm)
     assert lone.entry((300.0, 220.0), 0.9, 1.5) is None
+
+
+def test_each_arm_leaves_the_spot_when_its_blob_last_crossed_its_side():
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)  # (50, 30) px
+    for k in range(24):
+        t = 1.0 + k / 30
+        m = _mask()
+        if k < 6:
+            m[28:33, 0:50] = True  # the left arm puts its card down, then leaves
+        if 3 <= k < 6 or 15 <= k < 18:
+            m[0:30, 46:51] = True  # the top arm arrives, holds still (not changed), then goes
+        arms.update(t, m, _to_mm)
+    left = arms.departures(spot, 0.9, 2.0)
+    assert set(left) == {"left", "top"}
+    assert left["left"][0] == 1.0 + 5 / 30 and left["top"][0] == 1.0 + 17 / 30
+    assert left["top"][1][1] < 120  # where the top arm crossed the top edge, in mm
+    assert arms.departures(spot, 2.0, 3.0) == {}
+
+
+def test_a_hand_that_rests_then_moves_again_is_a_lift_one_that_keeps_moving_is_not():
+    spot = (300.0, 220.0)  # (50, 30) px
+
+    def clip(rest_frames):
+        arms = ArmWatcher()
+        for k in range(20):
+            m = _mask()
+            if k < 5 or k >= 5 + rest_frames:
+                m[0:34, 44:56] = True  # the top arm at the spot (moving), or still: no change
+            if k >= 5 + rest_frames + 4:
+                m[:] = False  # gone
+            arms.update(1.0 + k / 30, m, _to_mm)
+        return arms
+
+    start, end, where = clip(rest_frames=4).last_move(spot, 0.9, 2.0)
+    assert (start, end) == (1.0 + 9 / 30, 1.0 + 12 / 30) and where[1] < 120  # towards the top edge
+    assert clip(rest_frames=0).last_move(spot, 0.9, 2.0) is None  # one continuous movement
+    assert clip(rest_frames=4).last_move((600.0, 300.0), 0.9, 2.0) is None  # nothing at that spot

@@ -37,7 +37,8 @@ def test_analyze_writes_log_observations_and_result(clip, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "dispute" in printed and "totals" in printed
     result = json.loads((out / "result.json").read_text())
-    plays = [(r["card"], r["player"], r["kind"]) for r in result["rulings"] if r.get("card")]
+    # in contact-time order (a contest is reported once its arms have left, after later plays)
+    plays = [(r["card"], r["player"], r["kind"]) for r in sorted(result["rulings"], key=lambda r: r["t"]) if r.get("card")]
     assert plays == [("AH", "ana", "accepted"), ("AS", "cy", "accepted"), ("2H", "ben", "accepted"),
                      ("3H", "dee", "dispute"), ("3H", "cy", "dispute"), ("2S", "ana", "accepted")]
     dispute = [r for r in result["rulings"] if r["kind"] == "dispute"][0]

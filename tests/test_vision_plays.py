@@ -267,6 +267,96 @@ def test_two_arms_reaching_a_pile_together_report_the_hidden_copy_as_a_contest()
     assert [o["player"] for o in obs if o["card"] == "2H"] == ["cy"]
 
 
+class _ArmsLeaving(_TwoArms):
+    """Two arms at the spot, each leaving it at its own time: (arrival, entry, departure); the
+    last to leave rested its hand there first (picked its card up again) when ``rested``."""
+
+    def __init__(self, arms, rested):
+        super().__init__([(a, e) for a, e, _ in arms])
+        self.gone = {f"side{k}": (d, e) for k, (_, e, d) in enumerate(arms)}
+        self.rested = rested
+
+    def departures(self, spot, t0, t1):
+        return {side: v for side, v in self.gone.items() if t0 <= v[0] <= t1}
+
+    def last_move(self, spot, t0, t1):
+        d, e = max(self.gone.values())
+        return (d - 0.1, d, e) if self.rested and t0 <= d <= t1 else None
+
+
+@pytest.mark.parametrize("rival_left, rested, ordered", [
+    (2.20, False, False),  # both arms left together: both copies stay
+    (2.43, False, False),  # 0.28 s later, but never seen resting then lifting: no telling
+    (2.43, True, True),
+    (2.55, True, True),  # 0.4 s later
+    (2.55, False, False),  # 0.4 s later, never seen lifting: a weaker cue, the arms' clocks cannot confirm it
+])
+def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left, rested, ordered):
+    # cy's 2H seen on the pile, ben's copy only as his arm; ben's arm stays until it takes his card
+    # back (it lay on top, so it came later), or both arms leave together (both copies stay)
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), rival_left)],
+                        rested=rested)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    assert set(twos) == {"cy", "ben"}
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    if ordered:  # ben took his copy back: cy's, underneath, touched first
+        assert not ruling["tie"] and ruling["winner"] == "cy"
+        assert "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
+        assert twos["cy"]["t"] < twos["ben"]["t"]  # though ben's arm got there first
+    elif rival_left > 2.5:  # said, as a weak cue: still a tie
+        assert ruling["tie"] and "no lift seen" in twos["cy"]["evidence"]["occlusion"]
+    else:  # the arms tell nothing: the arm timing alone, a tie
+        assert ruling["tie"] and "occlusion" not in twos["cy"]["evidence"]
+
+
+@pytest.mark.parametrize("taken_back", [False, True])
+def test_arms_far_apart_are_a_contest_only_when_one_is_seen_taking_its_copy_back(taken_back):
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    # ben's arm came 0.2 s after cy's: a hand waiting beside the pile, or a reach past it
+    ben_left = 2.6 if taken_back else 2.2
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.2 - 0.16, scene.seat_point(1), ben_left)],
+                        rested=taken_back)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    if not taken_back:
+        assert set(twos) == {"cy"}
+        return
+    assert set(twos) == {"cy", "ben"} and twos["ben"]["evidence"]["inferred"]
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    assert ruling["winner"] == "cy" and not ruling["tie"]
+
+
+def test_a_second_arm_never_seen_leaving_the_pile_reached_past_it_and_brings_no_copy():
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.02 - 0.16, scene.seat_point(1), 2.25)], rested=False)
+    arms.gone.pop("side1")  # ben's arm crossed the spot's blob on its way in, never seen leaving it
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert [o["player"] for o in obs if o["card"] == "2H"] == ["cy"]
+
+
+def test_an_ace_brings_no_hidden_rival():
+    # two arms at a new pile: another player's Ace starts a pile of its own, never a contest
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "cy", 0, 1.0)
+    frames = _unseen_in_flight(scene, 2.5, "AH", 1.0)
+    arms = _TwoArms([(1.0 - 0.16, scene.seat_point(2)), (1.02 - 0.16, scene.seat_point(1))])
+    obs, _ = _read(scene, frames, 2.5, arms=arms)
+    assert [(o["card"], o["player"]) for o in obs] == [("AH", "cy")]
+
+
 def test_a_card_followed_to_a_pile_that_a_second_arm_reached_too_brings_its_hidden_rival():
     scene = SyntheticScene(PLAYERS, seed=25, misread_rate=0.0, miss_rate=0.0)
     scene.play("AS", "ben", 1, 1.0)
@@ -386,7 +476,8 @@ def _ana_reads_at_detector_pace(support_reads: int, arm_reached: float):
     return scene, CardTracker(fps=30), reader, scene.slots[7]
 
 
-def test_a_landed_card_whose_track_moves_elsewhere_on_its_pile_is_still_played_once():
+@pytest.mark.parametrize("off", [(18.0, 0.0), (0.0, -27.0)])  # beside the spot, or 27 mm past it from ana's side
+def test_a_landed_card_whose_track_moves_elsewhere_on_its_pile_is_still_played_once(off):
     from vision.tracking import TableSighting
 
     # read at the detector's pace, weakly: it waits for four reads before it is ruled
@@ -399,8 +490,8 @@ def test_a_landed_card_whose_track_moves_elsewhere_on_its_pile_is_still_played_o
         # pile's spot (a contest's copy lying a corner apart); from its fourth read the track takes
         # the spot itself (the other copy, or the card squared up)
         tracker.hidden = {"2C": [(600.0, 820.0)]} if t < 1.0 else {}
-        x = pile[0] + (18.0 if t < 1.75 else 0.0)
-        seen = [TableSighting("2C", 0.6, x, pile[1])] if t >= 1.5 and i % 3 == 0 else []
+        x, y = (pile[0] + off[0], pile[1] + off[1]) if t < 1.75 else pile
+        seen = [TableSighting("2C", 0.6, x, y)] if t >= 1.5 and i % 3 == 0 else []
         tracker.update(seen, i, t)
         obs += reader.update(tracker.tracks, t)
     obs += reader.flush(4.0)
@@ -466,3 +557,30 @@ def test_a_card_read_again_on_its_pile_with_another_copys_origin_is_not_a_new_pl
         obs += reader.update(tracker.tracks, t)
     obs += reader.flush(200 / 30)
     assert [(o["card"], round(o["t"], 1)) for o in obs] == [("AS", 1.0)]
+
+
+def test_a_card_read_once_then_misread_at_the_same_spot_keeps_its_first_read_as_a_candidate():
+    from collections import Counter
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=23)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30)
+    x, y = scene.slots[7]
+
+    def track(tid, label, frames, dx, conf):
+        samples = [Sample(f, f / 30, x + dx, y, conf) for f in frames]
+        return CardTrack(tid, label, samples, read_votes=Counter({label: conf * len(frames)}))
+
+    # read once as 6H while the hand left it, then as 8H on the next looks, 0.4 s later
+    once, misread = track(1, "6H", [57], 0.0, 0.63), track(2, "8H", [69, 72, 75, 78], 9.0, 0.55)
+    landing = Landing(misread, 0, (x + 9.0, y), 69 / 30, ContactEstimate(1.9, 40.0, 0.0), "ana", 0.9, "arm")
+    reader._all = {1: once, 2: misread}
+    assert reader._fragments(landing) == [once]
+    # not a card read a second earlier, nor one read more often (the card underneath)
+    reader._all = {1: track(1, "6H", [39], 0.0, 0.63), 2: misread}
+    assert reader._fragments(landing) == []
+    reader._all = {1: track(1, "5H", list(range(0, 60, 3)), 0.0, 0.9), 2: misread}
+    assert reader._fragments(landing) == []

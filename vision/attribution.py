@@ -17,6 +17,7 @@ seen on the card's track, is the independent check: the deck's back names its ow
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter, deque
 from typing import Callable
@@ -114,7 +115,7 @@ class ArmWatcher:
     for the card's origin. A blob that crosses two sides (two arms touching) says nothing.
     """
 
-    def __init__(self, keep_s: float = 1.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2,
+    def __init__(self, keep_s: float = 2.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2,
                  trail_s: float = 0.4) -> None:
         self.keep_s = keep_s
         # A forearm resting still across the margin settles into the motion reference and drops
@@ -139,19 +140,21 @@ class ArmWatcher:
     def reset(self) -> None:
         self._masks.clear()
 
-    def _frames(self, t0: float, t1: float):
-        """(t, changed pixels, changed pixels of the ``trail_s`` before it) for kept frames in [t0, t1]."""
+    def _frames(self, t0: float, t1: float, trail: bool = True):
+        """(t, changed pixels, changed pixels of the ``trail_s`` before it, or ``None`` without
+        ``trail``) for kept frames in [t0, t1]."""
         kept = list(self._masks)
-        for k, (t, packed, shape) in enumerate(kept):
-            if not t0 <= t <= t1:
-                continue
-            trail = None
-            for t2, packed2, shape2 in kept[:k]:
-                if t - t2 <= self.trail_s and shape2 == shape:
-                    trail = packed2 if trail is None else trail | packed2
+        times = [k[0] for k in kept]
+        for k in range(bisect.bisect_left(times, t0), bisect.bisect_right(times, t1)):
+            t, packed, shape = kept[k]
+            before = None
+            if trail:
+                for t2, packed2, shape2 in kept[bisect.bisect_left(times, t - self.trail_s):k]:
+                    if shape2 == shape:
+                        before = packed2 if before is None else before | packed2
             n = shape[0] * shape[1]
             mask = np.unpackbits(packed, count=n).reshape(shape)
-            yield t, mask, None if trail is None else np.unpackbits(trail, count=n).reshape(shape)
+            yield t, mask, None if before is None else np.unpackbits(before, count=n).reshape(shape)
 
     def entry(self, spot_mm: tuple[float, float], t0: float, t1: float) -> tuple[float, float] | None:
         """The arm's entry point (mm) for a blob covering ``spot_mm`` between ``t0`` and ``t1``:
@@ -206,6 +209,97 @@ class ArmWatcher:
                 else:
                     runs.pop(side, None)
         return sorted(found.values())
+
+    def departures(self, spot_mm: tuple[float, float], t0: float, t1: float, share: float = 0.3,
+                   reach_mm: float = 60.0) -> dict[str, tuple[float, tuple[float, float]]]:
+        """When each arm last moved at ``spot_mm`` between ``t0`` and ``t1``: {side: (time of the
+        last frame, a point in mm towards where that arm came from)}.
+
+        A hand holding still drops out of the changed pixels (the reference settles on it), and it
+        shows again when it leaves: its last frame is when it went. In a first-touch contest the
+        player whose card lies on top (the later touch) takes it back: that arm leaves last. A
+        leaving forearm turns about the shoulder and hardly changes at the edge of the watched
+        area, so a blob that reaches no edge points at its side with its far end (at least
+        ``reach_mm`` from the spot: the hand and wrist leaving towards the player). The trail of
+        earlier frames is not used: it would show the other arm, gone a moment ago.
+        """
+        if self._to_mm is None:
+            return {}
+        last: dict[str, tuple[float, tuple[float, float]]] = {}
+        for t, mask, _ in self._frames(t0, t1, trail=False):
+            sides = self._sides_in(mask, spot_mm, share)
+            if not sides:
+                far = self._far_end(mask, spot_mm, reach_mm)
+                if far is not None:
+                    sides = {self._side_towards(spot_mm, far): far}
+            for side, where in sides.items():
+                last[side] = (t, where)
+        return last
+
+    def last_move(self, spot_mm: tuple[float, float], t0: float, t1: float, quiet_frames: int = 2,
+                  min_mm2: float = 2500.0, share: float = 0.3,
+                  reach_mm: float = 60.0) -> tuple[float, float, tuple[float, float]] | None:
+        """The last motion at ``spot_mm`` between ``t0`` and ``t1`` that began after a hand rested
+        still there: (start, end, a point in mm towards the side the moving arm belongs to), or
+        ``None`` when the last motion there was not preceded by at least ``quiet_frames`` frames
+        without a blob of ``min_mm2`` at the spot (one continuous movement: arms arriving and
+        leaving, nothing put down and picked up again).
+
+        A first-touch contest's later card is taken back off the pile: its player's hand rests on
+        it (a still hand drops out of the changed pixels), then lifts it and leaves, after the other
+        arm has gone."""
+        if self._to_mm is None:
+            return None
+        frames = list(self._frames(t0, t1, trail=False))
+        if not frames:
+            return None
+        h, w = frames[0][1].shape
+        corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
+        px_mm2 = abs((corners[1][0] - corners[0][0]) / w * (corners[1][1] - corners[0][1]) / h)
+        moving = []
+        for t, mask, _ in frames:
+            blob = self._blob_at(mask, spot_mm)
+            moving.append((t, mask, blob is not None and float(blob.sum()) * px_mm2 >= min_mm2))
+        last = max((k for k, (_, _, m) in enumerate(moving) if m), default=None)
+        if last is None:
+            return None
+        start = last
+        while start > 0 and moving[start - 1][2]:
+            start -= 1
+        quiet = 0
+        k = start - 1
+        while k >= 0 and not moving[k][2]:
+            quiet += 1
+            k -= 1
+        if quiet < quiet_frames or k < 0:
+            return None  # one continuous movement, or nothing moved there before it
+        where = None
+        for t, mask, _ in moving[start:last + 1]:
+            sides = self._sides_in(mask, spot_mm, share)
+            point = next(iter(sides.values())) if len(sides) == 1 else self._far_end(mask, spot_mm, reach_mm)
+            if point is not None:
+                where = point
+        if where is None:
+            return None
+        return moving[start][0], moving[last][0], where
+
+    def _far_end(self, mask: np.ndarray, spot_mm: tuple[float, float], reach_mm: float) -> tuple[float, float] | None:
+        """The point of the spot's blob farthest from the spot (mm), if at least ``reach_mm`` away."""
+        blob = self._blob_at(mask, spot_mm)
+        if blob is None:
+            return None
+        ys, xs = np.nonzero(blob)
+        pts = self._to_mm(np.stack([xs + 0.5, ys + 0.5], axis=1).astype(np.float64))
+        d = np.hypot(pts[:, 0] - spot_mm[0], pts[:, 1] - spot_mm[1])
+        k = int(np.argmax(d))
+        return (float(pts[k, 0]), float(pts[k, 1])) if d[k] >= reach_mm else None
+
+    @staticmethod
+    def _side_towards(spot_mm: tuple[float, float], point: tuple[float, float]) -> str:
+        dx, dy = point[0] - spot_mm[0], point[1] - spot_mm[1]
+        if abs(dx) >= abs(dy):
+            return "right" if dx > 0 else "left"
+        return "bottom" if dy > 0 else "top"
 
     def _sides_in(self, mask: np.ndarray, spot_mm: tuple[float, float], share: float,
                   trail: np.ndarray | None = None) -> dict[str, tuple[float, float]]:

@@ -44,8 +44,13 @@ class ReaderSettings:
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
     illegal_reads: int = 4  # an illegal play is ruled on this many reads at least (else flagged)
     fragment_share: float = 0.45  # a co-located track with less than this share of reads is a misread
+    reread_s: float = 0.6  # ... as is a fewer-read track ending this long before, where this one starts
+    reread_mm: float = 15.0  # ... within this distance
     leave_mm: float = 25.0  # a landed card that moves this far has left the pile
     on_pile_mm: float = 22.0  # a card resting this close to a pile's spot lies on it
+    # a landed card past its pile (from where it came) then seen elsewhere on the pile within this
+    # of the spot is the same play (a contest's top copy 22 mm off, taken back to show the other)
+    same_pile_mm: float = 30.0
     hover_mm: float = 80.0  # resting farther than on_pile_mm but within this may be a hover...
     hover_s: float = 0.5  # ...so it must stay this long before it counts as a landing
     contest_far_mm: float = 60.0  # contested reaches are first fitted from samples farther than this
@@ -59,9 +64,27 @@ class ReaderSettings:
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
     # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
     arm_contest_sigma_ms: float = 100.0
+    # ... arms up to this far apart are a contest only if one is seen taking its copy back (hands
+    # waiting beside the pile: 60 s dev clips 4343/5153, staged 10 and 50 ms gaps, arms 0.17 and
+    # 0.4 s apart)
+    arm_contest_wide_s: float = 0.45
     # a second arm whose player puts a card on another pile this close in time reached past this
     # one on its way there (neighbouring piles on a busy table), it brought no copy here
     arm_elsewhere_s: float = 0.5
+    # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
+    # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
+    # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
+    # apart, none seen resting then lifting). A lag under takeback_sure_s also needs the hand seen
+    # resting on the pile and lifting (ArmWatcher.last_move). Arms are watched this long after the
+    # later contact.
+    takeback_s: float = 0.25
+    takeback_sure_s: float = 0.33
+    takeback_within_s: float = 0.8
+    # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
+    # without (dev clip 4343: a tie whose arms left 0.43 s apart, neither seen lifting), less: a
+    # tie unless the clocks agree
+    takeback_reliability: float = 0.99
+    takeback_unlifted_reliability: float = 0.9
     min_player_conf: float = 0.2  # an owner this unsure (no back seen) is flagged, not ruled
     # A card first seen within unseen_flight_mm of where it rests was never seen on its way; so is
     # one whose last sighting before the rest lies farther and unseen_flight_s earlier (it jumped
@@ -91,6 +114,8 @@ class Landing:
     canceled: bool = False  # it was not a landing after all (a hover, a card carried on)
     retimed: bool = False  # contact re-estimated with the frames seen after the landing
     hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
+    rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
+    arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
 
     @property
     def path(self) -> list:
@@ -132,7 +157,9 @@ class PlayReader:
         self._all: dict[int, CardTrack] = {}
         self._done: list[tuple[str, Point]] = []  # cards reported or flagged: where they lay
         self._hidden: list[tuple[Landing, dict[str, Any], float]] = []  # inferred copies: (landing, its report, due)
-        self._plays: list[tuple[str, float, Point]] = []  # (player, contact, spot) of every play reported
+        # (player, contact, spot, arms' gap for a copy inferred from a second arm else None) of
+        # every play reported
+        self._plays: list[tuple[str, float, Point, float | None]] = []
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
 
     # --- per frame ---------------------------------------------------------------------------
@@ -157,6 +184,10 @@ class PlayReader:
                 out.extend(self._try_report(landing, t))
                 continue
             moved = math.hypot(track.last.x - landing.rest[0], track.last.y - landing.rest[1]) > 2 * self.s.rest_mm
+            if moved and self._lifted_off_rival(landing, t):
+                # a contest's copy taken back off the pile (it lay on top): it touched the pile;
+                # the contest is reported once the arms have left (see _taken_back)
+                moved = False
             if moved and self._still_on_its_pile(landing, track.last):
                 # nudged on its pile, or the tracker took the copy beside it: still played, and
                 # timed as it landed (what followed is not its approach to fit)
@@ -270,15 +301,22 @@ class PlayReader:
             mine, other = (a, b) if a[0] <= b[0] else (b, a)
         else:
             return  # its path names a third player: the arms are not this card's contest
-        if abs(other[0] - mine[0]) > self.s.arm_contest_s:
+        apart = abs(other[0] - mine[0])
+        if apart > self.s.arm_contest_wide_s:
             return
+        # Arms farther apart than arm_contest_s may still be a contest (a hand that waited beside
+        # the pile), or a play and a reach past it: only the arm seen taking a copy back off the
+        # pile makes it one (see _report_arm_contest), and the arms' times say little about order.
+        landing.rival_needs_takeback = apart > self.s.arm_contest_s
+        landing.arms_apart = apart
+        sigma = max(self.s.arm_contest_sigma_ms, 1000.0 * apart if landing.rival_needs_takeback else 0.0)
         end = (float(landing.rest[0]), float(landing.rest[1]))
 
         def timed(t_arm: float) -> ContactEstimate:
             # a card first seen on the pile touched it before that (a followed card's first
             # resting sample may come a little before its contact: no bound from it)
             t = t_arm + self.s.arm_lead_s
-            return ContactEstimate(min(t, t_seen) if path_less else t, self.s.arm_contest_sigma_ms, 0.0, end)
+            return ContactEstimate(min(t, t_seen) if path_less else t, sigma, 0.0, end)
 
         if path_less:  # its own arm says whose it is and when it came
             landing.player, landing.player_conf, landing.how = mine[1], 0.99, "motion"
@@ -455,8 +493,11 @@ class PlayReader:
             gap = 3.5 / self.fps
             votes = sum(s.confidence for s in other.samples)
             # the same path under another read, just before or just after this one
-            before = 0 < me.first.t - other.last.t <= gap and \
-                math.hypot(me.first.x - other.last.x, me.first.y - other.last.y) < 80.0
+            d_before = math.hypot(me.first.x - other.last.x, me.first.y - other.last.y)
+            before = 0 < me.first.t - other.last.t <= gap and d_before < 80.0
+            # ... or the same resting card read before the hand over it let the detector look
+            # again (60 s dev clip 4242: a 6H read once, then as 8H three times half a second later)
+            before = before or (0 < me.first.t - other.last.t <= self.s.reread_s and d_before < self.s.reread_mm)
             after = 0 < other.first.t - me.last.t <= gap and \
                 math.hypot(other.first.x - me.last.x, other.first.y - me.last.y) < 80.0
             if (before or after) and votes < mine:
@@ -601,6 +642,11 @@ class PlayReader:
         landing.on_pile = True
         return True
 
+    def _lifted_off_rival(self, landing: Landing, t: float) -> bool:
+        """A landed card carried off again while another copy of it lies landed at the same spot:
+        the copy of a first-touch contest that its player takes back off the pile."""
+        return not landing.on_pile and self._landed_rival(landing, t) is not None
+
     def _still_on_its_pile(self, landing: Landing, now: Sample) -> bool:
         """A card that came to rest on a pile (within ``on_pile_mm`` of its spot) and is now seen
         elsewhere on that same pile was not carried on: a card is nudged square on a pile, and two
@@ -612,7 +658,16 @@ class PlayReader:
             return False
         d_rest = math.hypot(pile.x - landing.rest[0], pile.y - landing.rest[1])
         d_now = math.hypot(pile.x - now.x, pile.y - now.y)
-        return d_rest <= self.s.on_pile_mm and d_now <= self.s.on_pile_mm
+        limit = self.s.on_pile_mm
+        first = landing.path[0]
+        came_from = (first.x - pile.x, first.y - pile.y)
+        off = (landing.rest[0] - pile.x, landing.rest[1] - pile.y)
+        if off[0] * came_from[0] + off[1] * came_from[1] < 0:
+            # past the pile from where the card came: no hand hovers there before putting the card
+            # down, a card put down overshoots (a contest's top copy 22-30 mm off, dev clip 4242);
+            # short of the pile it may be a hover (dev clip 5153: 27 mm short, then put down)
+            limit = self.s.same_pile_mm
+        return d_rest <= limit and d_now <= limit
 
     def _maybe_hovering(self, landing: Landing, t: float) -> bool:
         """Still near, not on, a pile: a hand may be hovering before putting the card down, so it
@@ -688,6 +743,10 @@ class PlayReader:
             both = max(landing.t_rest, rival.t_rest)
             if not final and t - both < self.s.confirm_s + 3 / self.fps:
                 return []  # let the occlusion evidence build up
+            later = max(landing.contact.t, rival.contact.t)
+            if not final and hasattr(self.arms, "departures") and t < later + self.s.takeback_within_s \
+                    and t - both < self.s.rival_wait_s:
+                return []  # and the arms leave: whose stays longest takes a copy back
             return self._report_contest(landing, rival, t)
         if not legal and self._misread_of_another(landing):
             landing.done = landing.track.reported = True  # the other read of this card stands
@@ -696,9 +755,15 @@ class PlayReader:
             landing.retimed = True
             self._retime(landing)
         out = [self._report(landing, label, pile, legal, t)]
-        if out[0] and landing.hidden_rival is not None:
-            # reported once the other copy had its time to show up (it may be hidden only now)
-            self._hidden.append((landing, out[0], landing.t_rest + self.s.rival_wait_s))
+        if out[0] and landing.hidden_rival is not None and not label.startswith("A"):
+            # (an Ace starts a pile of its own: two Aces are never a contest for one spot)
+            # Held, with the other copy, until that copy had its time to show up (it may be hidden
+            # only now) and both arms their time to leave: whose arm took a copy back orders them.
+            later = max(landing.contact.t, landing.hidden_rival[1].t)
+            due = min(landing.t_rest + self.s.rival_wait_s,
+                      max(landing.t_rest + self.s.confirm_s, later + self.s.takeback_within_s))
+            self._hidden.append((landing, out[0], due))
+            return []
         return out
 
     def _refit_contest(self, a: Landing, b: Landing, spot: Point) -> None:
@@ -780,7 +845,15 @@ class PlayReader:
         v_first = va if first is a else vb
         v_second = vb if first is a else va
         diff = abs(va - vb)
-        if diff >= 0.15 and sep >= self.s.contest_sep_mm:
+        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact)) if a.player != b.player else None
+        occlusion = None
+        if took is not None:
+            over = a if took[0] == a.player else b
+            under = b if over is a else a
+            under.contact, over.contact = order_with_occlusion(under.contact, over.contact,
+                                                               self._takeback_reliability(took[2]))
+            occlusion = self._takeback_evidence(took)
+        elif diff >= 0.15 and sep >= self.s.contest_sep_mm:
             reliability = 0.99 if diff >= 0.4 else 0.9
             if min(va, vb) == 0.0:
                 # One copy was never seen again once both had landed: underneath, or still under the
@@ -798,8 +871,10 @@ class PlayReader:
             if label is None:
                 landing.done = True
                 continue
-            out.append(self._report(landing, label, pile, legal, t,
-                                    extra={"contest": {"visible_share": round(v_first if landing is first else v_second, 3)}}))
+            extra: dict[str, Any] = {"contest": {"visible_share": round(v_first if landing is first else v_second, 3)}}
+            if occlusion:
+                extra["occlusion"] = occlusion
+            out.append(self._report(landing, label, pile, legal, t, extra=extra))
         return out
 
     def _report(self, landing: Landing, label: str, pile: Pile | None, legal: bool, t: float,
@@ -833,7 +908,7 @@ class PlayReader:
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
         self.delays.append(t - landing.contact.t)
-        self._plays.append((landing.player, landing.contact.t, (x, y)))
+        self._plays.append((landing.player, landing.contact.t, (x, y), None))
         evidence: dict[str, Any] = {
             "frames": list(frames),
             "track": track.id,
@@ -893,9 +968,108 @@ class PlayReader:
             if not final and t < due:
                 keep.append((landing, seen, due))
             elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing):
-                out.append(self._report_hidden_rival(landing, seen, t))
+                out.extend(self._report_arm_contest(landing, seen, t))
+            else:
+                out.append(seen)  # no hidden copy after all: the seen one alone, as measured
         self._hidden = keep
         return out
+
+    def _arm_exits(self, spot: Point, a: tuple[str | None, ContactEstimate],
+                   b: tuple[str | None, ContactEstimate]) -> dict[str, float] | None:
+        """When each of two players' arms was last seen at ``spot``, from the arms' arrival until
+        ``takeback_within_s`` after the later contact ({player: time}; ``None`` when arms are not
+        watched)."""
+        if self.arms is None or not hasattr(self.arms, "departures") or a[0] is None or b[0] is None:
+            return None
+        t0 = min(a[1].t, b[1].t) - self.s.arm_lead_s - 0.1
+        t1 = max(a[1].t, b[1].t) + self.s.takeback_within_s
+        left: dict[str, float] = {}
+        for t_dep, where in self.arms.departures(spot, t0, t1).values():
+            who = self._towards(spot, where, (a[0], b[0]))
+            if who is not None:
+                left[who] = max(left.get(who, -math.inf), t_dep)
+        return left
+
+    def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
+                    b: tuple[str | None, ContactEstimate]) -> tuple[str, float, bool] | None:
+        """(player, seconds, lifted) when one of the two players' arms of a contest at ``spot`` left
+        it at least ``takeback_s`` after the other (``lifted``: its hand was seen resting on the
+        pile, then moving again): that player took a copy back. The copy taken back
+        lay on top (a card is lifted off the top of a pile), so it touched later; the copy that
+        stays had touched first (the occlusion order, seen through the arms, which a tracker
+        cannot swap the way it swaps two copies of one card lying a few millimetres apart)."""
+        left = self._arm_exits(spot, a, b)
+        if left is None:
+            return None
+        t0 = min(a[1].t, b[1].t) - self.s.arm_lead_s - 0.1
+        t1 = max(a[1].t, b[1].t) + self.s.takeback_within_s
+        if len(left) < 2:
+            return None
+        d = left[b[0]] - left[a[0]]
+        if abs(d) < self.s.takeback_s:
+            return None  # both left together: both copies stay (a tie), or nothing to tell
+        who = b[0] if d > 0 else a[0]
+        lift = self.arms.last_move(spot, t0, t1) if hasattr(self.arms, "last_move") else None
+        lifted_by = self._towards(spot, lift[2], (a[0], b[0])) if lift is not None else None
+        if lifted_by not in (who, None):
+            return None  # the hand that rested and moved again was the other one: no telling
+        if abs(d) < self.s.takeback_sure_s and lifted_by != who:
+            # arms of tied copies (both stay) were seen leaving up to 0.3 s apart (a hand passing
+            # over the pile): a lag this short counts only with the hand seen resting, then lifting
+            return None
+        return who, abs(d), lifted_by == who
+
+    def _takeback_reliability(self, lifted: bool) -> float:
+        return self.s.takeback_reliability if lifted else self.s.takeback_unlifted_reliability
+
+    @staticmethod
+    def _takeback_evidence(took: tuple[str, float, bool]) -> str:
+        who, lag, lifted = took
+        how = "its hand seen resting, then lifting" if lifted else "no lift seen"
+        return f"{who} took a copy back (arm left {lag:.2f} s after the other; {how})"
+
+    def _towards(self, spot: Point, where: Point, players: tuple[str, str], within_deg: float = 70.0,
+                 margin_deg: float = 20.0) -> str | None:
+        """Which of two players' seats the direction from ``spot`` to ``where`` points at (within
+        ``within_deg``, and ``margin_deg`` closer than the other's), else ``None``. Only the two
+        contenders are candidates: a leaving hand pointing between two seats names neither."""
+        aim = math.atan2(where[1] - spot[1], where[0] - spot[0])
+        off = []
+        for who in players:
+            anchor = self.attributor.anchors.get(who)
+            if anchor is None:
+                return None
+            d = math.atan2(anchor[1] - spot[1], anchor[0] - spot[0]) - aim
+            off.append((abs(math.degrees((d + math.pi) % (2 * math.pi) - math.pi)), who))
+        off.sort()
+        if off[0][0] <= within_deg and off[1][0] - off[0][0] >= margin_deg:
+            return off[0][1]
+        return None
+
+    def _report_arm_contest(self, landing: Landing, seen: dict[str, Any], t: float) -> list[dict[str, Any]]:
+        """Both copies of a contest whose other copy was seen only as a second arm, ordered by
+        which player took a copy back when the arms tell (:meth:`_taken_back`)."""
+        left = self._arm_exits(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
+        if left is not None and landing.hidden_rival[0] not in left:
+            # the second arm was never seen leaving the pile: it reached past (dev clips 4343 and
+            # 5153: two phantom copies), while both arms of every staged contest were seen leaving
+            return [seen]
+        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
+        if took is None and landing.rival_needs_takeback:
+            return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
+        if took is not None:
+            rival, contact = landing.hidden_rival
+            who, _, lifted = took
+            mine = landing.contact
+            if who == rival:
+                mine, contact = order_with_occlusion(mine, contact, self._takeback_reliability(lifted))
+            else:
+                contact, mine = order_with_occlusion(contact, mine, self._takeback_reliability(lifted))
+            landing.contact, landing.hidden_rival = mine, (rival, contact)
+            evidence = dict(seen["evidence"])
+            evidence["occlusion"] = self._takeback_evidence(took)
+            seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
+        return [seen, self._report_hidden_rival(landing, seen, t)]
 
     def _arm_played_elsewhere(self, landing: Landing) -> bool:
         """The second arm's player put a card on another pile at about that time: the arm reached
@@ -903,20 +1077,23 @@ class PlayReader:
         that player played). Against another copy inferred for the same player elsewhere, the
         tighter contest (arms closer in time) keeps it."""
         player, contact = landing.hidden_rival
-        gap = abs(contact.t - landing.contact.t)
+        gap = landing.arms_apart
         x, y = landing.rest
 
         def elsewhere(spot: Point, t: float) -> bool:
             return math.hypot(spot[0] - x, spot[1] - y) > self.registry.join_mm and \
                 abs(t - contact.t) < self.s.arm_elsewhere_s
 
-        if any(who == player and elsewhere(spot, tc) for who, tc, spot in self._plays):
+        # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
+        if any(who == player and elsewhere(spot, tc) and (g is None or g <= gap) for who, tc, spot, g in self._plays):
             return True
-        for other in [h[0] for h in self._hidden] + self.pending:
+        # (against copies inferred beside plays already reported: a landing still pending may yet
+        # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
+        for other in [h[0] for h in self._hidden]:
             if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player:
                 continue
             c = other.hidden_rival[1]
-            if elsewhere(other.rest, c.t) and abs(c.t - other.contact.t) <= gap:
+            if elsewhere(other.rest, c.t) and other.arms_apart <= gap:
                 return True
         return False
 
@@ -936,7 +1113,7 @@ class PlayReader:
         player, contact = landing.hidden_rival
         self.registry.land(seen["card"], landing.rest[0], landing.rest[1], same_as_top=True)
         self.delays.append(t - contact.t)
-        self._plays.append((player, contact.t, landing.rest))
+        self._plays.append((player, contact.t, landing.rest, landing.arms_apart))
         evidence = dict(seen["evidence"])
         evidence.update({"attribution": "motion", "attribution_confidence": 0.99, "inferred": "second arm at the pile",
                          "origin_mm": evidence["rest_mm"]})
