@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from models.recipe.index_crops import LAYOUTS, neighbour_layout, render_index_crop
-from models.recipe.train_cls import RealSet, inference_turns, real_holdout_photo
+from models.recipe.train_cls import RealSet, real_holdout_photo
 from simulator.deck_art import DeckArt
-from vision.detector import square_crop
+from vision.detector import index_turns as inference_turns, square_crop
 
 
 @pytest.fixture(scope="module")

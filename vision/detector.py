@@ -165,12 +165,12 @@ def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[fl
     return out, r, (left, top)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, contain: float = 1.01) -> list[int]:
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, contain: float | None = None) -> list[int]:
     """Greedy non-maximum suppression; returns kept indices, best first.
 
-    A box is also dropped when at least ``contain`` of its area lies inside a better one (the
-    default, above 1, never): a part of an index (its pip, its "0" of "10") inside the whole
-    index box, or a tile's clipped copy of a box, overlaps too little for IoU to catch it."""
+    With ``contain``, a box is also dropped when at least that share of its area lies inside a
+    better one: a part of an index (its pip, its "0" of "10") inside the whole index box, or a
+    tile's clipped copy of a box, overlaps too little for IoU to catch it."""
     order = scores.argsort()[::-1]
     x0, y0, x1, y1 = boxes.T
     areas = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
@@ -183,9 +183,17 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, contain: float = 1.01
         ih = np.clip(np.minimum(y1[i], y1[rest]) - np.maximum(y0[i], y0[rest]), 0, None)
         inter = iw * ih
         keep_rest = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9) <= iou
-        keep_rest &= inter / np.maximum(areas[rest], 1e-9) < contain
+        if contain is not None:
+            keep_rest &= inter / np.maximum(areas[rest], 1e-9) < contain
         order = rest[keep_rest]
     return keep
+
+
+def index_turns(width: float, height: float) -> tuple[int, ...]:
+    """Quarter turns an *upright* classifier is tried at for an index box of this shape: 0/180
+    degrees for a tall box, 90/270 for a wide one (the card lies across), all four when squarish."""
+    aspect = height / max(width, 1e-6)
+    return (0, 2) if aspect >= 1.3 else (1, 3) if aspect <= 1 / 1.3 else (0, 1, 2, 3)
 
 
 TRAIN_VIEW = 640  # training scenes are 640 px views: the scale the detector knows
@@ -270,7 +278,7 @@ class Detector:
         kept: list[int] = []
         for c in np.unique(cls_id):
             idx = np.nonzero(cls_id == c)[0]
-            contain = self.index_contain if self.det_classes[c] == "index" else 1.01
+            contain = self.index_contain if self.det_classes[c] == "index" else None
             kept += [int(idx[k]) for k in nms(boxes[idx], conf[idx], self.iou, contain)]
         kept.sort(key=lambda k: -conf[k])
         return boxes[kept], conf[kept], cls_id[kept]
@@ -318,9 +326,7 @@ class Detector:
             return self.classify_crops(np.stack(crops))
         batch, owner = [], []
         for i, (crop, (x0, y0, x1, y1)) in enumerate(zip(crops, boxes)):
-            aspect = (y1 - y0) / max(x1 - x0, 1e-6)
-            turns = (0, 2) if aspect >= 1.3 else (1, 3) if aspect <= 1 / 1.3 else (0, 1, 2, 3)
-            for k in turns:
+            for k in index_turns(x1 - x0, y1 - y0):
                 batch.append(np.rot90(crop, k))
                 owner.append(i)
         probs = self.classify_crops(np.ascontiguousarray(np.stack(batch)))

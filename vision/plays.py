@@ -981,14 +981,18 @@ class PlayReader:
         watched)."""
         if self.arms is None or not hasattr(self.arms, "departures") or a[0] is None or b[0] is None:
             return None
-        t0 = min(a[1].t, b[1].t) - self.s.arm_lead_s - 0.1
-        t1 = max(a[1].t, b[1].t) + self.s.takeback_within_s
+        t0, t1 = self._arm_window(a[1], b[1])
         left: dict[str, float] = {}
         for t_dep, where in self.arms.departures(spot, t0, t1).values():
             who = self._towards(spot, where, (a[0], b[0]))
             if who is not None:
                 left[who] = max(left.get(who, -math.inf), t_dep)
         return left
+
+    def _arm_window(self, a: ContactEstimate, b: ContactEstimate) -> tuple[float, float]:
+        """The footage span a contest's arms are watched in: from the earlier arm's arrival until
+        ``takeback_within_s`` after the later contact."""
+        return min(a.t, b.t) - self.s.arm_lead_s - 0.1, max(a.t, b.t) + self.s.takeback_within_s
 
     def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
                     b: tuple[str | None, ContactEstimate]) -> tuple[str, float, bool] | None:
@@ -999,17 +1003,13 @@ class PlayReader:
         stays had touched first (the occlusion order, seen through the arms, which a tracker
         cannot swap the way it swaps two copies of one card lying a few millimetres apart)."""
         left = self._arm_exits(spot, a, b)
-        if left is None:
-            return None
-        t0 = min(a[1].t, b[1].t) - self.s.arm_lead_s - 0.1
-        t1 = max(a[1].t, b[1].t) + self.s.takeback_within_s
-        if len(left) < 2:
+        if left is None or len(left) < 2:
             return None
         d = left[b[0]] - left[a[0]]
         if abs(d) < self.s.takeback_s:
             return None  # both left together: both copies stay (a tie), or nothing to tell
         who = b[0] if d > 0 else a[0]
-        lift = self.arms.last_move(spot, t0, t1) if hasattr(self.arms, "last_move") else None
+        lift = self.arms.last_move(spot, *self._arm_window(a[1], b[1])) if hasattr(self.arms, "last_move") else None
         lifted_by = self._towards(spot, lift[2], (a[0], b[0])) if lift is not None else None
         if lifted_by not in (who, None):
             return None  # the hand that rested and moved again was the other one: no telling

@@ -30,7 +30,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from models.recipe.build_data import NONE_CLASS, real_dev_split  # noqa: E402
-from vision.detector import read_class_names, read_yolo_labels, square_crop  # noqa: E402
+from vision.detector import index_turns, read_class_names, read_yolo_labels, square_crop  # noqa: E402
 
 Box = Sequence[float]
 MATCH_IOU = 0.2  # a detection overlapping a labelled index this much is (a loose box on) that index
@@ -81,12 +81,6 @@ def false_alarms(boxes: Iterable[Box], index_boxes: Sequence[Box], match_iou: fl
     return out
 
 
-def _turns(box: Box) -> tuple[int, ...]:
-    """The quarter turns ``Detector.classify_boxes`` tries for a box of this shape."""
-    aspect = (box[3] - box[1]) / max(box[2] - box[0], 1e-6)
-    return (0, 2) if aspect >= 1.3 else (1, 3) if aspect <= 1 / 1.3 else (0, 1, 2, 3)
-
-
 def mine_image(detector, image: np.ndarray, index_boxes: Sequence[Box], size: int = 64,
                max_det_conf: float = 1.0) -> list[np.ndarray]:
     """The crops of ``detector``'s index sightings in ``image`` (stage-1 confidence at most
@@ -98,7 +92,7 @@ def mine_image(detector, image: np.ndarray, index_boxes: Sequence[Box], size: in
     for k in false_alarms([s.box for s in found], index_boxes):
         box = found[k].box
         crop = square_crop(image, box, size)
-        turned = np.stack([np.ascontiguousarray(np.rot90(crop, t)) for t in _turns(box)])
+        turned = np.stack([np.ascontiguousarray(np.rot90(crop, t)) for t in index_turns(box[2] - box[0], box[3] - box[1])])
         probs = detector.classify_crops(turned)
         card = probs[:, [j for j, c in enumerate(detector.cls_classes) if not c.startswith("_")]].max(axis=1)
         crops.append(turned[int(np.argmax(card))])

@@ -26,6 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.detector import index_turns
+
 REAL_SPREAD = 30.0  # degrees around the found upright that real crops are turned by in training
 ORIENT_STEP = 15  # degrees between the turns tried by orient_real
 
@@ -102,12 +104,6 @@ def _degrade_real(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return x
 
 
-def inference_turns(w: float, h: float) -> tuple[int, ...]:
-    """Quarter turns ``Detector.classify_boxes`` tries for a box of this shape (kept in step)."""
-    aspect = h / max(w, 1e-6)
-    return (0, 2) if aspect >= 1.3 else (1, 3) if aspect <= 1 / 1.3 else (0, 1, 2, 3)
-
-
 def build_net(n_classes: int, widths: tuple[int, ...] = (32, 48, 80, 80, 144, 192)):
     """7 convolutions with batch norm, 64 px in; ``widths`` of the conv blocks."""
     import torch.nn as nn
@@ -167,7 +163,7 @@ def accuracy_like_inference(net, real: RealSet) -> tuple[float, np.ndarray]:
     crops, owner = [], []
     for i in range(len(real)):
         base = real.window(i, 0.0)
-        for k in inference_turns(*real.box_wh[i]):
+        for k in index_turns(*real.box_wh[i]):
             crops.append(np.rot90(base, k))
             owner.append(i)
     probs = _predict(net, np.stack(crops))
