@@ -183,7 +183,7 @@ _RED = (30, 30, 200)
 _BLACK = (25, 25, 25)
 
 
-def _draw_pip(img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False) -> None:
+def draw_pip(img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False) -> None:
     """Draw a suit symbol of height ``size`` centred on (cx, cy); ``flip`` turns it upside down."""
     s = size / 2.0
     sign = -1.0 if flip else 1.0
@@ -245,7 +245,7 @@ def _put_text_fit(img: np.ndarray, text: str, x0: int, y0: int, width: int, heig
     cv2.putText(img, text, (x0 + (width - tw) // 2, y0 + th), font, scale, colour, thick, cv2.LINE_AA)
 
 
-def _card_alpha() -> np.ndarray:
+def card_alpha() -> np.ndarray:
     """The rounded-corner alpha mask every drawn card shares."""
     w, h = CARD_SIZE
     mask = np.zeros((h, w), np.uint8)
@@ -259,11 +259,11 @@ def _card_alpha() -> np.ndarray:
 
 def _with_alpha(bgr: np.ndarray) -> np.ndarray:
     # Drawing happens on 3 channels: OpenCV's anti-aliasing would blend a 4th channel too.
-    return np.dstack([bgr, _card_alpha()])
+    return np.dstack([bgr, card_alpha()])
 
 
 # Pip layouts for 2..10 as (x, y) fractions of the pip field.
-_PIP_LAYOUT: dict[int, list[tuple[float, float]]] = {
+PIP_LAYOUT: dict[int, list[tuple[float, float]]] = {
     2: [(0.5, 0.0), (0.5, 1.0)],
     3: [(0.5, 0.0), (0.5, 0.5), (0.5, 1.0)],
     4: [(0, 0), (1, 0), (0, 1), (1, 1)],
@@ -292,7 +292,7 @@ def _draw_face(key: str, style: int = 0) -> np.ndarray:
         centre_text = label if card.rank in (1, 11, 12, 13) else ""
     # The top-left index, then the same corner turned 180 degrees to the bottom-right.
     _put_text_fit(img, label, 9, 12, 38 if len(label) > 1 else 28, 32, colour, thick, font)
-    _draw_pip(img, suit, 28, 66, 28, colour)
+    draw_pip(img, suit, 28, 66, 28, colour)
     rot = cv2.rotate(img, cv2.ROTATE_180)
     rot_img = img.copy()
     rot_img[h - 90:, w - 55:] = rot[h - 90:, w - 55:]
@@ -302,15 +302,15 @@ def _draw_face(key: str, style: int = 0) -> np.ndarray:
         if centre_text != "A":
             cv2.rectangle(img, (62, 62), (w - 63, h - 63), colour, 2, cv2.LINE_AA)
             _put_text_fit(img, centre_text, 78, 90, w - 156, 60, colour, thick + 1, font)
-            _draw_pip(img, suit, w / 2, h / 2 + 50, 70, colour)
+            draw_pip(img, suit, w / 2, h / 2 + 50, 70, colour)
         else:
-            _draw_pip(img, suit, w / 2, h / 2, 110, colour)
+            draw_pip(img, suit, w / 2, h / 2, 110, colour)
     else:
         n = Card.parse(key).rank
-        for fx, fy in _PIP_LAYOUT[n]:
+        for fx, fy in PIP_LAYOUT[n]:
             x = 82 + fx * (w - 164)
             y = 80 + fy * (h - 160)
-            _draw_pip(img, suit, x, y, 40, colour, flip=fy > 0.5)
+            draw_pip(img, suit, x, y, 40, colour, flip=fy > 0.5)
     return _with_alpha(img)
 
 

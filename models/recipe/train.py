@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     ap.add_argument("--holdout", default="jumbo-index", help="deck design kept out of training")
     ap.add_argument("--real-copies", type=int, default=3, help="copies of each real-dev train-split photo (0: none)")
+    ap.add_argument("--font-decks", type=int, default=None,
+                    help="TrueType-font decks in the classifier set (default: build_data.FONT_DECKS; needs the Debian "
+                         "packages fonts-dejavu and fonts-liberation, see models/recipe/font_decks.py)")
     ap.add_argument("--det-imgsz", type=int, default=416)
     ap.add_argument("--det-epochs", type=int, default=8)
     ap.add_argument("--det-more", type=int, default=4, help="epochs of the second, gentler detector schedule")
@@ -134,14 +137,17 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from models.recipe.build_data import CLS_SIZE, build
+    from models.recipe.build_data import CLS_SIZE, FONT_DECKS, build
+
+    font_decks = FONT_DECKS if args.font_decks is None else args.font_decks
 
     data = args.data
     started = time.time()
     if not args.skip_data:
         _log("building data")
         shared = args.shared if args.shared.is_dir() else None
-        build(data, args.scenes, args.val_scenes, args.seed, shared, args.holdout, args.real_copies, args.threads)
+        build(data, args.scenes, args.val_scenes, args.seed, shared, args.holdout, args.real_copies, args.threads,
+              font_decks)
     if args.cls_imgsz != CLS_SIZE:
         _log(f"note: crops are {CLS_SIZE}px, classifier input {args.cls_imgsz}px")
 
@@ -241,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     export(det_best, cls_onnx, args.det_imgsz, args.cls_imgsz, args.out, args.shared, {
         "seed": args.seed, "scenes": args.scenes, "holdout": args.holdout, "real_copies": args.real_copies,
+        "font_decks": font_decks,
         "det_epochs": args.det_epochs, "det_more_epochs": args.det_more, "ft_epochs": args.ft_epochs,
         "ft_seeds": args.ft_seeds, "ft_frames": args.ft_frames, "ft_closeups": args.ft_closeups,
         "ft_old_scenes": args.ft_old_scenes, "ft_more_epochs": args.ft_more_epochs,
