@@ -22,6 +22,11 @@ everything after detection. The source used is printed with the figures.
     .venv/bin/python bench/pipeline.py                    # 3 clips, 60 s each
     .venv/bin/python bench/pipeline.py --clips 6 --seconds 120 --source poses
     .venv/bin/python bench/pipeline.py --seeds 4242,5151 --detail   # development: each dispute and phantom
+
+``--detail`` also prints where the delay goes: per kind of play (ordinary, a seen contest copy, an
+inferred copy) and per wait that last held its report (``evidence.timing`` of each observation),
+the median delay, the time from the true contact to the first resting sighting, and the time from
+that sighting to the report.
 """
 
 from __future__ import annotations
@@ -148,6 +153,7 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
                 entry["tie_justified"] = d["gap_ms"] <= tie_window or d["gap_ms"] < K_SIGMA * sigma
         disputes.append(entry)
     rounds_true = summary.get("rounds", [])
+    waits = [_wait_row(tr, o) for tr, o in pairs if "timing" in o.get("evidence", {})]
     detail = _detail(summary, truth, seen, used, result) if detailed else []
     rounds_mine = result.get("rounds", [])
     exact = sum(1 for i, rt in enumerate(rounds_true)
@@ -156,8 +162,38 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
         "plays": len(truth), "found": len(pairs), "phantoms": len(seen) - len(used),
         "attributed": sum(1 for tr, o in pairs if o["player"] == tr["player"]),
         "timing_ms": timing, "disputes": disputes, "rounds": len(rounds_true), "rounds_exact": exact,
-        "footage_s": summary.get("duration_s", 0.0), "detail": detail,
+        "footage_s": summary.get("duration_s", 0.0), "detail": detail, "waits": waits,
     }
+
+
+def _wait_row(tr: dict, o: dict) -> dict:
+    """Where one play's delay went (development): its kind, the wait that last held it, and the
+    times from the true contact to the first resting sighting and to the report."""
+    ev = o["evidence"]
+    timing = ev["timing"]
+    kind = "inferred" if ev.get("inferred") else "contest" if "contest" in ev or ev.get("occlusion") else "ordinary"
+    return {"kind": kind, "held": timing.get("held") or "-", "delay_ms": 1000 * (timing["reported_t"] - o["t"]),
+            "seen_ms": 1000 * (timing["rest_t"] - tr["t"]), "wait_ms": 1000 * (timing["reported_t"] - timing["rest_t"]),
+            "card": o["card"], "t": tr["t"]}
+
+
+def _wait_table(rows: list[dict]) -> list[str]:
+    """Median delays by kind of play and by the wait that held it (``--detail``)."""
+    def med(xs: list[float]) -> str:
+        return f"{statistics.median(xs):5.0f}" if xs else "    -"
+
+    lines = ["  delay by play (ms; delay = report - reported contact, seen = first rest - true contact, "
+             "wait = report - first rest): kind / last wait   n   delay   seen   wait"]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["kind"], "all"), []).append(r)
+        groups.setdefault((r["kind"], r["held"]), []).append(r)
+    for (kind, held), rs in sorted(groups.items()):
+        lines.append(f"    {kind:<9} {held:<18} {len(rs):3d}   {med([r['delay_ms'] for r in rs])}  "
+                     f"{med([r['seen_ms'] for r in rs])}  {med([r['wait_ms'] for r in rs])}")
+    lines.append(f"    all       all                {len(rows):3d}   {med([r['delay_ms'] for r in rows])}  "
+                 f"{med([r['seen_ms'] for r in rows])}  {med([r['wait_ms'] for r in rows])}")
+    return lines
 
 
 def fmt(value: float | None, target: str, ok: bool | None, unit: str = "") -> str:
@@ -201,6 +237,7 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     totals = {"plays": 0, "found": 0, "phantoms": 0, "attributed": 0, "rounds": 0, "rounds_exact": 0}
     timing, disputes, delays, factors, peaks, ms_frame, cpu_share = [], [], [], [], [], [], []
+    waits: list[dict] = []
     for seed in seeds[: args.clips]:
         clip, out = work / f"clip-{seed}", work / f"out-{seed}"
         if not (clip / "table.mp4").exists():
@@ -213,6 +250,7 @@ def main() -> int:
             totals[k] += s[k]
         timing += s["timing_ms"]
         disputes += s["disputes"]
+        waits += s["waits"]
         if stats.get("median_report_delay_ms") is not None:
             delays.append(stats["median_report_delay_ms"] + (stats.get("ms_per_frame") or 0.0))
         factors.append(s["footage_s"] / wall if wall else 0.0)
@@ -271,6 +309,9 @@ def main() -> int:
     missed = [d["gap"] for d in disputes if not d["found"]]
     if missed:
         print(f"  disputes not found as disputes (gaps ms): {missed}")
+    if args.detail and waits:
+        for line in _wait_table(waits):
+            print(line)
     print(f"  clips and outputs: {work}")
     return 0
 

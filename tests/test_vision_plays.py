@@ -584,3 +584,81 @@ def test_a_card_read_once_then_misread_at_the_same_spot_keeps_its_first_read_as_
     assert reader._fragments(landing) == []
     reader._all = {1: track(1, "5H", list(range(0, 60, 3)), 0.0, 0.9), 2: misread}
     assert reader._fragments(landing) == []
+
+
+def _landed_on_pile(scene, reader, tracker, until):
+    """Run the scene's frames through ``tracker`` and ``reader`` until ``until``: observations."""
+    obs = []
+    for i, t, s in scene.frames(until):
+        tracker.update(s, i, t)
+        obs += reader.update(tracker.tracks, t)
+    return obs
+
+
+@pytest.mark.parametrize("card", ["2H", "3H"])
+def test_a_card_that_jumps_to_a_pile_faster_than_a_hand_is_two_copies_joined(card):
+    # The 2H on the pile read again, its new track starting from another 2H lying in a layout
+    # 0.1 s before (400 mm away: 4 m/s, no hand is that fast): not a new play. A 3H that does
+    # the same is a new play (never played there), but the layout copy says nothing of whose it
+    # is: the arm that reached the pile does.
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=31, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    cfg = VisionConfig.from_dict(scene.config())
+    arm = _Arm(scene.seat_point(3), reached=4.84)  # dee's arm brought the card
+    tracker, reader = CardTracker(fps=30), PlayReader(cfg, 30, arms=arm)
+    obs = _landed_on_pile(scene, reader, tracker, 4.0)
+    assert [o["card"] for o in obs] == ["AH", "2H"]
+    sx, sy = scene.slots[0]
+    layout = scene.seat_point(1)  # ben's side of the table
+    jumped = CardTrack(999, card, [Sample(150, 5.0, layout[0], layout[1], 0.9)])
+    tracks = dict(tracker.tracks)
+    tracks[999] = jumped
+    for k in range(1, 25):
+        t = 5.0 + k / 30
+        if k % 3 == 0:
+            jumped.samples.append(Sample(150 + k, t, sx + 0.3, sy - 0.2, 0.9))
+        obs += reader.update(tracks, t)
+    obs += reader.flush(6.0)
+    again = [o for o in obs if o["card"] == card]
+    if card == "2H":
+        assert len(again) == 1  # the play at 2.0 only
+    else:
+        (o,) = again
+        assert o["player"] == "dee" and o["evidence"]["attribution"] == "motion"
+
+
+def test_an_ace_put_down_beside_a_pile_starts_its_own_without_the_hover_wait():
+    # piles lie a card's width apart: an Ace 55 mm from another pile is a new pile, not a hand
+    # waiting to put it on that one (it could not go there)
+    scene = SyntheticScene(PLAYERS, seed=4, misread_rate=0.0, miss_rate=0.0)
+    sx, sy = scene.slots[0]
+    scene.slots.append((sx + 55.0, sy))
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AS", "ben", len(scene.slots) - 1, 2.0)
+    scene.play("2H", "cy", 0, 3.0, duration=0.9, hover=(45.0, 0.3))  # a 2H still waits beside its pile
+    obs, reader = _run(scene, 4.5)
+    assert sorted(o["card"] for o in obs) == ["2H", "AH", "AS"]
+    ace = next(o for o in obs if o["card"] == "AS")
+    assert ace["player"] == "ben" and ace["pile"] != next(o for o in obs if o["card"] == "AH")["pile"]
+    timing = ace["evidence"]["timing"]
+    assert timing["reported_t"] - timing["rest_t"] < reader.s.hover_s / 2
+    two = next(o for o in obs if o["card"] == "2H")
+    assert two["pile"] == next(o for o in obs if o["card"] == "AH")["pile"]
+
+
+def test_with_the_detectors_pace_a_landing_is_reported_on_its_second_still_read():
+    # the detector reads a spot every 3rd frame: a landing is made on the second still read, 0.1 s
+    # after the first, and nothing new is read on the frame after, so it is reported then
+    from vision.sources import DetectorSightings
+
+    settings = ReaderSettings(**DetectorSightings(object()).reader_settings)
+    scene = SyntheticScene(PLAYERS, seed=11, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    frames = _unseen_in_flight(scene, 2.0, "AH", 1.0, every=3)
+    obs, _ = _read(scene, frames, 2.0, settings=settings, arms=_Arm(scene.seat_point(0), reached=1.0 - 0.16))
+    (o,) = obs
+    timing = o["evidence"]["timing"]
+    assert timing["reported_t"] - timing["rest_t"] == pytest.approx(0.1, abs=0.01)
