@@ -221,6 +221,21 @@ def test_registry_round_trip_and_errors(drawn_registry, tmp_path):
     assert old2.classify(img, box).owner == "maroon"
 
 
+def test_check_names_disagreeing_images_and_lookalike_backs(drawn_registry):
+    deck, reg = drawn_registry
+    assert all(reg.check(owner) == [] for owner in reg.backs)  # the close pairs are far enough apart
+    red, red_box = _on_table(deck.back("red"))
+    green, green_box = _on_table(deck.back("green"))
+    other = BackRegistry(backs=dict(reg.backs))
+    other.register("ana", [red, red, green], [red_box, red_box, green_box])  # one "photo of ana's back" is another deck's
+    notes = other.check("ana")
+    assert len(notes) == 3 and "images of ana's back disagree" in notes[0]
+    # ana's red is the red player's red, and the stray image the green player's green
+    assert "close to red's" in notes[1] and "close to green's" in notes[2]
+    with pytest.raises(BackError, match="no registered back"):
+        other.check("zoe")
+
+
 def test_bad_registration_inputs():
     reg = BackRegistry()
     img = np.zeros((50, 50, 3), np.uint8)

@@ -59,16 +59,20 @@ def test_eval_detector_rejects_a_folder_without_labels(tmp_path, capsys):
     assert "labels/" in capsys.readouterr().err
 
 
+def _back_photo(deck: DeckArt, colour: str, path) -> None:
+    """A photo of one back lying at (100, 80, 200, 220) on a grey table."""
+    img = np.full((300, 300, 3), 70, np.uint8)
+    back = cv2.resize(deck.back(colour), (100, 140))
+    a = back[:, :, 3:4] / 255.0
+    img[80:220, 100:200] = (img[80:220, 100:200] * (1 - a) + back[:, :, :3] * a).astype(np.uint8)
+    cv2.imwrite(str(path), img)
+
+
 def test_decks_register_and_classify_with_boxes(tmp_path, capsys):
     deck = DeckArt.drawn()
-    paths = {}
-    for colour in ("red", "maroon", "blue"):
-        img = np.full((300, 300, 3), 70, np.uint8)
-        back = cv2.resize(deck.back(colour), (100, 140))
-        a = back[:, :, 3:4] / 255.0
-        img[80:220, 100:200] = (img[80:220, 100:200] * (1 - a) + back[:, :, :3] * a).astype(np.uint8)
-        paths[colour] = tmp_path / f"{colour}.png"
-        cv2.imwrite(str(paths[colour]), img)
+    paths = {colour: tmp_path / f"{colour}.png" for colour in ("red", "maroon", "blue")}
+    for colour, path in paths.items():
+        _back_photo(deck, colour, path)
     decks = tmp_path / "decks.json"
     for owner, colour in (("ana", "red"), ("ben", "maroon")):
         assert main(["decks", "register", owner, str(paths[colour]), "--decks", str(decks), "--box", "100,80,200,220"]) == 0
@@ -81,6 +85,23 @@ def test_decks_register_and_classify_with_boxes(tmp_path, capsys):
     assert out[0]["backs"][0]["owner"] == "ben"
     assert out[1]["backs"][0]["owner"] == "unknown"
     assert "no such file" in out[2]["error"]
+
+
+def test_decks_register_warns_of_a_back_like_another_players(tmp_path, capsys):
+    deck = DeckArt.drawn()
+    paths = {name: tmp_path / f"{name}.png" for name in ("ana", "ben", "cleo")}
+    for name, colour in (("ana", "red"), ("ben", "red"), ("cleo", "blue")):
+        _back_photo(deck, colour, paths[name])
+    decks = tmp_path / "decks.json"
+    box = ["--decks", str(decks), "--box", "100,80,200,220"]
+    assert main(["decks", "register", "ana", str(paths["ana"]), *box]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["decks", "register", "cleo", str(paths["cleo"]), *box]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["decks", "register", "ben", str(paths["ben"]), *box]) == 0  # registered all the same
+    err = capsys.readouterr().err
+    assert "warning: ben's back is close to ana's" in err and "cleo" not in err
+    assert {b["owner"] for b in json.loads(decks.read_text())["backs"]} == {"ana", "ben", "cleo"}
 
 
 def test_decks_bad_box_and_missing_registry(tmp_path, capsys):

@@ -71,6 +71,10 @@ CONTEXT, CONTEXT_Q = 0.5, 0.97  # paper around the box: margin (share of the box
 # 30% and 45% were measured too: +0.2% correct on registered backs, but rejection 0.86 -> 0.72.
 BLUR_MIX = (0.0, 0.15)
 BLUR_K = 2.67
+# Registration checks (BackRegistry.check). One back's sightings agree within ~15 and drift up to
+# ~17 in lightness between light and shadow on rendered tables; the french-pattern close pairs
+# lie 24 (gray/silver) to 52 (blue/navy) apart.
+DISAGREE_DIST, SIMILAR_DIST = 30.0, 25.0
 
 Box = Sequence[float]
 
@@ -295,6 +299,32 @@ class BackRegistry:
             raise BackError("one box (or None) per image")
         self.backs[owner] = np.array([back_descriptor(img, box) for img, box in zip(images, box_list)])
         return self.backs[owner]
+
+    def check(self, owner: str) -> list[str]:
+        """What may go wrong with ``owner``'s registration, in words (empty: nothing seen):
+
+        - its images disagree by more than DISAGREE_DIST (one back's sightings agree within ~15
+          even under uneven light): one of them may show a hand, another card or the table;
+        - its back is within SIMILAR_DIST of another owner's (closer than one back's sightings
+          can drift): the two may be taken for each other.
+        """
+        owner = self._owner(owner)
+        mine = self.backs.get(owner)
+        if mine is None:
+            raise BackError(f"{owner!r} has no registered back")
+        notes = []
+        spread = max((distance(a, b) for i, a in enumerate(mine) for b in mine[i + 1:]), default=0.0)
+        if spread > DISAGREE_DIST:
+            notes.append(f"the {len(mine)} images of {owner}'s back disagree (colours {spread:.0f} apart): one may "
+                         f"show a hand, another card or the table; register again from clear images of the back")
+        for other, theirs in self.backs.items():
+            if other == owner:
+                continue
+            near = min(distance(a, b) for a in mine for b in theirs)
+            if near < SIMILAR_DIST:
+                notes.append(f"{owner}'s back is close to {other}'s (colours {near:.0f} apart): the two may be "
+                             f"taken for each other; decks of clearly different colours are safer")
+        return notes
 
     def register_colour(self, owner: str, colour: str) -> np.ndarray:
         """Learn ``owner``'s back from its nominal colour (``"red"``, ``"#0062ff"``); a ValueError

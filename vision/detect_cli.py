@@ -322,6 +322,8 @@ def _decks_register(args: argparse.Namespace) -> int:
     lab = protos.mean(axis=0)
     print(f"registered {args.name!r} from {len(images)} image(s): Lab {lab[0]:.0f} {lab[1]:.0f} {lab[2]:.0f} "
           f"-> {path} ({len(registry.backs)} back(s))")
+    for note in registry.check(args.name):
+        print(f"nerts-referee decks register: warning: {note}", file=sys.stderr)
     return 0 if len(images) == len(args.images) else 1
 
 
