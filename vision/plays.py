@@ -273,12 +273,9 @@ class PlayReader:
             if self._jumped(track.samples, i, rest) and self.arms is not None:
                 # its track joined another copy's sightings: that copy's spot says nothing of whose
                 # this card is; the arm that reached the spot does
-                entry = self.arms.entry(rest, float(track.samples[i].t) - self.s.arm_before_s,
-                                        float(track.samples[i].t) + 0.1)
-                if entry is not None:
-                    p2, c2, _ = self.attributor.attribute(entry, rest, track.owner_votes)
-                    if p2 is not None:
-                        player, conf, how = p2, c2, "motion"
+                p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes)
+                if p2 is not None:
+                    player, conf, how = p2, c2, "motion"
             # came from where it was last seen (a recalled origin) straight to the pile: no reach to
             # fit; it touched the pile shortly before it was first seen there, not halfway between
             contact = self._first_sighting(track.samples, i, rest, player)
@@ -341,22 +338,23 @@ class PlayReader:
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
         """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
         lies far from it and well before it."""
-        if i < 1:
-            return False
-        prev = samples[i - 1]
-        d = math.hypot(prev.x - rest[0], prev.y - rest[1])
-        return d > self.s.unseen_flight_mm and (samples[i].t - prev.t > self.s.unseen_flight_s
-                                                or self._jumped(samples, i, rest))
+        d, dt = self._hop(samples, i, rest)
+        return d > self.s.unseen_flight_mm and (dt > self.s.unseen_flight_s or self._jumped(samples, i, rest))
 
     def _jumped(self, samples: list, i: int, rest: Point) -> bool:
         """Got to its rest from the sighting before sooner than a hand could carry it: two copies of
         the card joined into one track (a copy lying in a layout, and the card on a pile read
         again)."""
+        d, dt = self._hop(samples, i, rest)
+        return d > self.s.unseen_flight_mm and d > self.s.jump_mm_s * max(dt, 1e-6)
+
+    @staticmethod
+    def _hop(samples: list, i: int, rest: Point) -> tuple[float, float]:
+        """Distance (mm) and time (s) from the sighting before sample ``i`` to ``rest`` (0, 0 for the first)."""
         if i < 1:
-            return False
+            return 0.0, 0.0
         prev = samples[i - 1]
-        d = math.hypot(prev.x - rest[0], prev.y - rest[1])
-        return d > self.s.unseen_flight_mm and d > self.s.jump_mm_s * max(samples[i].t - prev.t, 1e-6)
+        return math.hypot(prev.x - rest[0], prev.y - rest[1]), float(samples[i].t - prev.t)
 
     def _first_sighting(self, samples: list, i: int, rest: Point, player: str | None = None) -> ContactEstimate:
         """Contact of a card first seen on its pile: just before that sighting (the hand covers
@@ -373,14 +371,19 @@ class PlayReader:
         player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
         if self.arms is None or conf >= self.s.path_conf or how not in ("arm", "conflict"):
             return player, conf, how
-        t_rest = float(samples[i].t)
-        entry = self.arms.entry(rest, t_rest - self.s.arm_before_s, t_rest + 0.1)
-        if entry is None:
-            return player, conf, how
-        p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes)
+        p2, c2 = self._by_arm(rest, float(samples[i].t), owner_votes)
         if p2 is None or c2 <= conf:
             return player, conf, how
         return p2, c2, "motion"
+
+    def _by_arm(self, rest: Point, t_rest: float, owner_votes: Counter) -> tuple[str | None, float]:
+        """(player, confidence) named by the arm that reached ``rest`` as the card came to rest there
+        (its entry point standing in for the card's origin); (None, 0) when no arm was seen."""
+        entry = self.arms.entry(rest, t_rest - self.s.arm_before_s, t_rest + 0.1)
+        if entry is None:
+            return None, 0.0
+        p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes)
+        return p2, c2
 
     def _measure(self, samples: list, n: int, owner_votes: Counter):
         """(rest index, rest point, contact, player, attribution confidence, how) for samples that
@@ -1167,8 +1170,6 @@ class PlayReader:
         evidence = dict(seen["evidence"])
         evidence.update({"attribution": "motion", "attribution_confidence": 0.99, "inferred": "second arm at the pile",
                          "origin_mm": evidence["rest_mm"]})
-        if "timing" in evidence:
-            evidence["timing"] = {**evidence["timing"], "reported_t": round(t, 3), "held": "second arm"}
         return {**seen, "t": round(contact.t, 4), "player": player, "uncertainty_ms": round(contact.uncertainty_ms, 2),
                 "confidence": round(min(seen["confidence"], 0.6), 3), "evidence": evidence}
 

@@ -189,37 +189,54 @@ FONT_PER_CLASS = 150
 """Font-deck crops per class, on top of the ``per_class`` crops of the designs."""
 
 
+def _render_upright_crops(root: Path, seed: int, tag: int, decks_for, sizes: tuple[int, int], none_decks: list,
+                          none_art: int, names: tuple[str, str], upright: float, context: float) -> int:
+    """Write index crops of every identity to ``root/{train,val}/<class>`` (``sizes``: crops per class
+    in each split; crop k drawn from ``decks_for(class number, identity)[k % n]``) and, per split,
+    ``none_art`` x its share of ``sizes[0]`` ``_none`` crops over ``none_decks``' card art (crop k
+    from deck k % n). Random streams ``[seed, tag, class, split]`` and ``[seed, tag + 1, split]``;
+    file names ``names`` (index, none) formatted with k."""
+    from models.recipe.index_crops import render_index_crop, render_nonindex_crop
+
+    n = 0
+    for split, per, stream in (("train", sizes[0], 1), ("val", sizes[1], 2)):
+        for c, identity in enumerate(IDENTITIES):
+            folder = root / split / identity
+            folder.mkdir(parents=True, exist_ok=True)
+            rng = np.random.default_rng([seed, tag, c, stream])
+            decks = decks_for(c, identity)
+            for k in range(per if decks else 0):
+                crop = render_index_crop(rng, decks[k % len(decks)], identity, CLS_SIZE, upright=upright, context=context)
+                cv2.imwrite(str(folder / names[0].format(k)), crop)
+                n += 1
+        rng = np.random.default_rng([seed, tag + 1, stream])
+        (root / split / NONE_CLASS).mkdir(parents=True, exist_ok=True)
+        for k in range(none_art * per // max(sizes[0], 1)):
+            crop = render_nonindex_crop(rng, none_decks[k % len(none_decks)], str(rng.choice(IDENTITIES)), CLS_SIZE)
+            cv2.imwrite(str(root / split / NONE_CLASS / names[1].format(k)), crop)
+            n += 1
+    return n
+
+
 def add_font_crops(root: Path, seed: int, n_decks: int, per_class: int = FONT_PER_CLASS, val_per_class: int = 5,
                    upright: float = 50.0, context: float = 0.75, none_art: int = 300) -> int:
     """Add index crops of ``n_decks`` :mod:`~models.recipe.font_decks` decks (many typefaces) to an
     upright classifier set ``root/{train,val}/<class>`` (``f<k>.png``), plus ``none_art`` ``_none``
-    crops over their card art; deck k of crop k cycles, so every class sees every deck alike.
-    Separate random streams: the design crops already there are unchanged."""
+    crops over their card art; the decks cycle from a different one for each class, so every class
+    sees every deck alike. Separate random streams: the design crops already there are unchanged."""
     from models.recipe.font_decks import font_decks
-    from models.recipe.index_crops import render_index_crop, render_nonindex_crop
 
     if n_decks <= 0:
         return 0
     cv2.setNumThreads(1)
     decks = font_decks(n_decks, seed)
-    n = 0
-    for split, per, stream in (("train", per_class, 1), ("val", val_per_class, 2)):
-        for c, identity in enumerate(IDENTITIES):
-            folder = root / split / identity
-            folder.mkdir(parents=True, exist_ok=True)
-            rng = np.random.default_rng([seed, 8890, c, stream])
-            for k in range(per):
-                deck = decks[(k + c) % len(decks)]
-                crop = render_index_crop(rng, deck, identity, CLS_SIZE, upright=upright, context=context)
-                cv2.imwrite(str(folder / f"f{k}.png"), crop)
-                n += 1
-        rng = np.random.default_rng([seed, 8891, stream])
-        (root / split / NONE_CLASS).mkdir(parents=True, exist_ok=True)
-        for k in range(none_art * per // max(per_class, 1)):
-            crop = render_nonindex_crop(rng, decks[k % len(decks)], str(rng.choice(IDENTITIES)), CLS_SIZE)
-            cv2.imwrite(str(root / split / NONE_CLASS / f"fart{k}.png"), crop)
-            n += 1
-    return n
+
+    def staggered(c: int, identity: str) -> list:
+        start = c % len(decks)
+        return decks[start:] + decks[:start]
+
+    return _render_upright_crops(root, seed, 8890, staggered, (per_class, val_per_class), decks, none_art,
+                                 ("f{}.png", "fart{}.png"), upright, context)
 
 
 def build_upright_set(root: Path, seed: int, shared: Path | None, holdout: str, per_class: int = 300,
@@ -236,32 +253,16 @@ def build_upright_set(root: Path, seed: int, shared: Path | None, holdout: str, 
     - with ``font_decks`` > 0, crops of that many TrueType-font decks (:func:`add_font_crops`).
     Inference tries each crop turned by multiples of 90 degrees (``Detector.classify_boxes``).
     """
-    from models.recipe.index_crops import render_index_crop, render_nonindex_crop
-
     if root.exists():
         shutil.rmtree(root)
     cv2.setNumThreads(1)
     faces, _ = _decks(shared, holdout)
     designs = list({id(d): d for d in faces}.values())  # unique, in order
-    n = 0
-    for split, per, stream in (("train", per_class, 1), ("val", val_per_class, 2)):
-        for c, identity in enumerate(IDENTITIES):
-            folder = root / split / identity
-            folder.mkdir(parents=True)
-            rng = np.random.default_rng([seed, 8888, c, stream])
-            usable = [d for d in designs if d.index_boxes(identity)]
-            for k in range(per if usable else 0):
-                crop = render_index_crop(rng, usable[k % len(usable)], identity, CLS_SIZE, upright=upright, context=context)
-                cv2.imwrite(str(folder / f"a{k}.png"), crop)
-                n += 1
+    for split in ("train", "val"):
         shutil.copytree(root.parent / "cls" / split / NONE_CLASS, root / split / NONE_CLASS)
-        # plus false alarms on card art (pips, court figures, joker lettering), every design
-        rng = np.random.default_rng([seed, 8889, stream])
-        for k in range(none_art * per // per_class):
-            deck = designs[k % len(designs)]
-            crop = render_nonindex_crop(rng, deck, str(rng.choice(IDENTITIES)), CLS_SIZE)
-            cv2.imwrite(str(root / split / NONE_CLASS / f"art{k}.png"), crop)
-            n += 1
+    # the designs' indices, plus false alarms on their card art (pips, court figures, joker lettering)
+    n = _render_upright_crops(root, seed, 8888, lambda c, identity: [d for d in designs if d.index_boxes(identity)],
+                              (per_class, val_per_class), designs, none_art, ("a{}.png", "art{}.png"), upright, context)
     real = shared / "datasets" / "real-dev" if shared is not None else None
     if real is not None and real.is_dir():
         n += real_index_patches(real, root / "real")
