@@ -8,8 +8,11 @@
    the close pairs blue/navy, red/maroon, green/teal); then every face-down card in fresh
    rendered scenes is classified: correct / wrong / unknown among registered backs, and how the 9
    unregistered colours are treated (ideally ``unknown``); for all backs (labelled from 35%
-   visible) and per visible share (< 0.6, 0.6-0.8, >= 0.8). Develop with ``--back-seed`` other
-   than 2027 and ``--back-scenes 400`` (120 scenes hold only ~145 registered backs).
+   visible) and per visible share (< 0.6, 0.6-0.8, >= 0.8). Two registrations are scored:
+   ``sightings`` (the first 3 in-play sightings, some only 36% visible: the old protocol) and
+   ``clear`` (the first 3 sightings at least 80% visible, what ``decks register`` asks a player
+   for: frames where the back lies clear). Develop with ``--back-seed`` other than 2027 and
+   ``--back-scenes 400`` (120 scenes hold only ~145 registered backs).
 3. Latency: median ``Detector.detect`` time per 640x640 input (2 onnxruntime threads), split into
    the detector stage and the classifier stage.
 4. Pipeline canvases (``table``): the 416 px views ``DetectorSightings`` builds, from simulated clips
@@ -39,6 +42,7 @@ from vision.backs import UNKNOWN, BackRegistry  # noqa: E402
 
 REGISTERED = ["blue", "navy", "red", "maroon", "green", "teal", "yellow", "black"]
 UNREGISTERED = ["0062ff", "aqua", "default", "fuchsia", "gray", "lime", "olive", "purple", "silver"]
+CLEAR_VISIBLE = 0.8  # a clear sighting for registration: at least this share of the back visible
 
 
 def back_crops(french: DeckArt, faces: list[DeckArt], colours: list[str], n_scenes: int, seed: int):
@@ -51,20 +55,37 @@ def back_crops(french: DeckArt, faces: list[DeckArt], colours: list[str], n_scen
     return out
 
 
+def clear_sightings(french: DeckArt, faces: list[DeckArt], colour: str, seed: int, n: int = 3,
+                    min_visible: float = CLEAR_VISIBLE, max_scenes: int = 60) -> list:
+    """The first ``n`` sightings of ``colour``'s back at least ``min_visible`` visible (what a
+    player registering a deck is asked for), from up to ``max_scenes`` rendered scenes."""
+    rng = np.random.default_rng(seed)
+    out: list = []
+    for _ in range(max_scenes):
+        img, labels = render_scene(rng, faces, [french], back_share=0.6, back_colours=[colour])
+        out += [(lab.colour, img, lab.box, lab.visible) for lab in labels if lab.cls == BACK and lab.visible >= min_visible]
+        if len(out) >= n:
+            return out[:n]
+    raise RuntimeError(f"fewer than {n} clear sightings of {colour} in {max_scenes} scenes")
+
+
 def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
-    """Registry from 3 sightings per player (and, as the pipeline does, from the nominal colour
-    names of the table settings) scored on every face-down card of ``n_scenes`` fresh scenes."""
+    """Registries from 3 sightings per player (in play, and clear ones) and, as the pipeline does,
+    from the nominal colour names of the table settings, scored on every face-down card of
+    ``n_scenes`` fresh scenes."""
     french = DeckArt.load(shared / "cards" / "french-pattern")
     faces = [DeckArt.drawn()]
-    reg, nominal = BackRegistry(), BackRegistry()
+    reg, clear, nominal = BackRegistry(), BackRegistry(), BackRegistry()
     t0 = time.perf_counter()
     for i, colour in enumerate(REGISTERED):  # "a few frames": 3 sightings of this back in play
         seen = back_crops(french, faces, [colour], 6, seed=100 + i)[:3]
         reg.register(colour, [s[1] for s in seen], [s[2] for s in seen])
+        seen = clear_sightings(french, faces, colour, seed=100 + i)
+        clear.register(colour, [s[1] for s in seen], [s[2] for s in seen])
         nominal.register_colour(colour, colour)
     test = back_crops(french, faces, REGISTERED + UNREGISTERED, n_scenes, seed=seed)  # 2027: never tuned on
     confusion: Counter = Counter()
-    outcomes: dict[str, list] = {"sightings": [], "nominal": []}  # (visible share, colour, outcome)
+    outcomes: dict[str, list] = {"sightings": [], "clear": [], "nominal": []}  # (visible share, colour, outcome)
     ms = []
 
     def score(colour: str, visible: float, owner: str, name: str) -> None:
@@ -72,8 +93,8 @@ def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
             outcome = "correct" if owner == colour else "unknown" if owner == UNKNOWN else "wrong"
         else:
             outcome = "rejected" if owner == UNKNOWN else "wrong"
-        if outcome == "wrong" and name == "sightings":
-            confusion[(colour, owner)] += 1
+        if outcome == "wrong" and name in ("sightings", "clear"):
+            confusion[(name, colour, owner)] += 1
         outcomes[name].append((visible, colour, outcome))
 
     frames: dict[int, list] = {}  # all backs of a frame are classified together, as the detector finds them
@@ -81,10 +102,11 @@ def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
         frames.setdefault(id(img), []).append((colour, img, box, visible))
     for backs in frames.values():
         img, boxes = backs[0][1], [b[2] for b in backs]
-        for name, registry in (("sightings", reg), ("nominal", nominal)):
+        for name, registry in (("sightings", reg), ("clear", clear), ("nominal", nominal)):
             t = time.perf_counter()
             matches = registry.classify_frame(img, boxes)
-            ms.append(1000 * (time.perf_counter() - t) / len(boxes))
+            if name == "sightings":
+                ms.append(1000 * (time.perf_counter() - t) / len(boxes))
             for (colour, _, _, visible), match in zip(backs, matches):
                 score(colour, visible, match.owner, name)
 
@@ -96,6 +118,11 @@ def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
                 "unknown": mine.count("unknown") / n, "unregistered_backs": len(foreign),
                 "unregistered_rejected": foreign.count("rejected") / max(len(foreign), 1)}
 
+    def rejected(name: str) -> dict:
+        """Per unregistered colour, the share of its backs the registry called unknown."""
+        return {c: round(sum(o == "rejected" for _, cc, o in outcomes[name] if cc == c)
+                         / max(1, sum(cc == c for _, cc, _ in outcomes[name])), 3) for c in UNREGISTERED}
+
     return {
         "seed": seed,
         "all": rates("sightings", 0.0),
@@ -103,11 +130,14 @@ def bench_backs(shared: Path, n_scenes: int, seed: int = 2027) -> dict:
         # backs are labelled from 35% visible; the figure "all" covers 0.35-1.0
         "by_visibility": {span: rates("sightings", lo, hi)
                           for span, lo, hi in (("< 0.6", 0.0, 0.6), ("0.6-0.8", 0.6, 0.8), (">= 0.8", 0.8, 1.01))},
+        "clear_registration": rates("clear", 0.0),
+        "clear_by_visibility": {span: rates("clear", lo, hi)
+                                for span, lo, hi in (("< 0.6", 0.0, 0.6), ("0.6-0.8", 0.6, 0.8), (">= 0.8", 0.8, 1.01))},
         "nominal_colours": rates("nominal", 0.0),
-        "rejected_per_colour": {c: round(sum(o == "rejected" for _, cc, o in outcomes["sightings"] if cc == c)
-                                         / max(1, sum(cc == c for _, cc, _ in outcomes["sightings"])), 3)
-                                for c in UNREGISTERED},
-        "top_confusions": [[a, b, k] for (a, b), k in confusion.most_common(6)],
+        "rejected_per_colour": rejected("sightings"),
+        "clear_rejected_per_colour": rejected("clear"),
+        "top_confusions": [[a, b, k] for (r, a, b), k in confusion.most_common() if r == "sightings"][:6],
+        "clear_top_confusions": [[a, b, k] for (r, a, b), k in confusion.most_common() if r == "clear"][:6],
         "median_ms_per_back": round(float(np.median(ms)), 2) if ms else None,
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -324,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         results["backs"] = r
         if not args.json:
             for key, what in (("all", "all face-down cards"), ("mostly_visible", ">= 60% visible"),
+                              ("clear_registration", "all, registered from 3 clear sightings"),
                               ("nominal_colours", "registered from colour names only")):
                 q = r[key]
                 print(f"backs ({what}): {q['backs']} of 8 registered colours: correct {q['correct']:.4f}  "
@@ -335,6 +366,13 @@ def main(argv: list[str] | None = None) -> int:
             print("    unregistered rejected: " + "  ".join(f"{c} {v:.2f}" for c, v in r["rejected_per_colour"].items()))
             print(f"    seed {r['seed']}, median {r['median_ms_per_back']} ms per back")
             for a, b, k in r["top_confusions"]:
+                print(f"    {a} -> {b}: {k}")
+            print("  registered from 3 clear sightings (>= 80% visible, as 'decks register' asks):")
+            for span, q in r["clear_by_visibility"].items():
+                print(f"    visible {span}: {q['backs']} registered: correct {q['correct']:.4f}  wrong {q['wrong']:.4f}  "
+                      f"unknown {q['unknown']:.4f}; unregistered rejected {q['unregistered_rejected']:.3f}")
+            print("    unregistered rejected: " + "  ".join(f"{c} {v:.2f}" for c, v in r["clear_rejected_per_colour"].items()))
+            for a, b, k in r["clear_top_confusions"]:
                 print(f"    {a} -> {b}: {k}")
     if detector is not None and "table" not in args.skip:
         from models.recipe.table_views import parse_seeds

@@ -115,6 +115,12 @@ def test_finetune_yaml_lists_every_part(tmp_path):
     assert "0: index" in yaml and "1: back" in yaml
     with pytest.raises(ValueError, match="no pipeline views"):
         write_finetune_yaml(tmp_path / "ft2", tmp_path / "none", tmp_path / "close", tmp_path / "det", 2)
+    # det-fonts: the same mix plus the font-deck scenes
+    touch(tmp_path / "fonts" / "images", ["font00000.jpg", "font00001.jpg"])
+    counts = write_finetune_yaml(tmp_path / "ff", tmp_path / "views", tmp_path / "close", tmp_path / "det", 2,
+                                 extra=tmp_path / "fonts")
+    assert counts == {"views": 2, "closeups": 1, "scenes": 2, "real": 2, "extra": 2}
+    assert (tmp_path / "ff" / "train.txt").read_text().split()[-1].endswith("fonts/images/font00001.jpg")
 
 
 def test_render_scene_layout_is_checked():

@@ -30,7 +30,15 @@ CLS_FT_EPOCHS = 2
 CLS_FT2_EPOCHS = 0
 FT_MORE_EPOCHS = 2  # det-ft2: det3 was still improving when stopped (val mAP50 0.654 after 2 epochs)
 FT_MORE_ROUNDS = 2  # det4: val mAP50 0.683; det5 from it
-STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "cls-ft", "cls-mine", "cls-ft2")
+# det-fonts (session 6): the det-ft mix plus scenes of the font decks, so stage 1 has seen many
+# ways of drawing an index (real photos and the held-out design: stage 1 was the main loss)
+FONT_SCENES = 600
+FONT_EPOCHS = 3
+# det-relu (session 6): the detector's weights moved into the same layout with ReLU activations
+# (cards-det-relu.yaml) and trained on the det-fonts mix: int8 ReLU convolutions fuse, SiLU's
+# sigmoid x mul do not (stage 1 ~25% faster on 2 cores)
+RELU_EPOCHS = 0
+STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "det-fonts", "det-relu", "cls-ft", "cls-mine", "cls-ft2")
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",
@@ -56,13 +64,16 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def _continue(weights: Path, data_yaml: Path, epochs: int, name: str, imgsz: int, common: dict) -> None:
-    """Train on from ``weights``: the gentler second schedule (lr 0.001, no warm-up) of det2 and det3."""
+def _continue(weights: Path, data_yaml: Path, epochs: int, name: str, imgsz: int, common: dict,
+              layout: str | None = None) -> None:
+    """Train on from ``weights``: the gentler second schedule (lr 0.001, no warm-up) of det2 and det3.
+    With ``layout`` (a model yaml of the same layers and shapes), the weights move into it first."""
     from ultralytics import YOLO
 
-    YOLO(str(weights)).train(data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=16, nbs=16, name=name,
-                             degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0, val=False,
-                             patience=100, optimizer="AdamW", lr0=0.001, **common)
+    model = YOLO(layout).load(str(weights)) if layout else YOLO(str(weights))
+    model.train(data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=16, nbs=16, name=name, degrees=0.0,
+                fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0, val=False, patience=100, optimizer="AdamW",
+                lr0=0.001, **common)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,6 +103,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="rounds of det-ft2, each from the last one's weights (runs det4, det5, ...)")
     ap.add_argument("--ft-more-only", default="",
                     help="train only these det-ft2 rounds (e.g. det5), reusing the earlier ones' weights")
+    ap.add_argument("--font-scenes", type=int, default=FONT_SCENES,
+                    help="font-deck scenes added to the det-ft mix for stage det-fonts")
+    ap.add_argument("--font-epochs", type=int, default=FONT_EPOCHS,
+                    help="epochs of stage det-fonts (the detector on the det-ft mix + font-deck scenes; 0: none)")
+    ap.add_argument("--relu-epochs", type=int, default=RELU_EPOCHS,
+                    help="epochs of stage det-relu (the detector turned to ReLU activations, on the det-fonts mix; 0: none)")
+    ap.add_argument("--relu-model", default=str(Path(__file__).with_name("cards-det-relu.yaml")))
     ap.add_argument("--cls-ft-epochs", type=int, default=CLS_FT_EPOCHS,
                     help="epochs of the classifier fine-tune on index crops of the pipeline's views (stage cls-ft)")
     ap.add_argument("--cls-ft2-epochs", type=int, default=CLS_FT2_EPOCHS,
@@ -202,6 +220,22 @@ def main(argv: list[str] | None = None) -> int:
                 _log(f"continuing the fine-tune on the pipeline's views ({name})")
                 _continue(det_best, data / "det-ft" / "data.yaml", args.ft_more_epochs, name, args.det_imgsz, common)
             det_best = runs / name / "weights" / "last.pt"
+    if args.font_epochs > 0 and args.font_scenes > 0 and font_decks > 0:
+        if "det" in stages or "det-fonts" in stages:
+            mix = finetune_data(data, args, font_scenes=args.font_scenes, font_decks=font_decks)
+            _log(f"fine-tuning the detector with font-deck scenes added ({mix})")
+            _continue(det_best, data / "det-fonts" / "data.yaml", args.font_epochs, "det-fonts", args.det_imgsz,
+                      common)
+        det_best = runs / "det-fonts" / "weights" / "last.pt"
+    if args.relu_epochs > 0:
+        if "det" in stages or "det-relu" in stages:
+            mix_yaml = data / "det-fonts" / "data.yaml"
+            if not mix_yaml.is_file():  # no det-fonts: the det-ft mix
+                finetune_data(data, args)
+                mix_yaml = data / "det-ft" / "data.yaml"
+            _log(f"turning the detector to ReLU ({args.relu_model}) and training it on {mix_yaml.parent.name}")
+            _continue(det_best, mix_yaml, args.relu_epochs, "det-relu", args.det_imgsz, common, layout=args.relu_model)
+        det_best = runs / "det-relu" / "weights" / "last.pt"
 
     if args.cls_ft_epochs > 0:
         if "cls" in stages or "cls-ft" in stages:
@@ -261,21 +295,30 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def finetune_data(data: Path, args: argparse.Namespace) -> dict[str, int]:
-    """Build (or, with ``--skip-data``, reuse) the det-ft set under ``data``; returns its counts."""
-    from models.recipe.finetune_data import build_closeups, write_finetune_yaml
+def finetune_data(data: Path, args: argparse.Namespace, font_scenes: int = 0, font_decks: int = 0) -> dict[str, int]:
+    """Build (or, with ``--skip-data``, reuse) the det-ft set under ``data``; returns its counts.
+    With ``font_scenes``, the det-fonts set: the same mix plus that many font-deck scenes."""
+    from models.recipe.finetune_data import build_closeups, build_font_scenes, write_finetune_yaml
     from models.recipe.table_views import build_views, parse_seeds
 
     shared = args.shared if args.shared.is_dir() else None
     views, closeups = data / "views", data / "closeups"
-    if not (args.skip_data and (views / "images").is_dir()):
+    reuse = args.skip_data or font_scenes > 0  # det-fonts runs after det-ft: its views are this run's
+    if not (reuse and (views / "images").is_dir()):
         shutil.rmtree(views, ignore_errors=True)
         _log("filming simulated clips for the pipeline's views")
         build_views(views, parse_seeds(args.ft_seeds), args.ft_frames, shared, args.holdout, args.threads, log=_log)
-    if not (args.skip_data and (closeups / "images").is_dir()):
+    if not (reuse and (closeups / "images").is_dir()):
         shutil.rmtree(closeups, ignore_errors=True)
         build_closeups(closeups, args.ft_closeups, args.seed + 1, shared, args.holdout, args.threads)
-    return write_finetune_yaml(data / "det-ft", views, closeups, data / "det", args.ft_old_scenes)
+    if font_scenes <= 0:
+        return write_finetune_yaml(data / "det-ft", views, closeups, data / "det", args.ft_old_scenes)
+    fonts = data / "font_scenes"
+    if not (args.skip_data and (fonts / "images").is_dir()):
+        shutil.rmtree(fonts, ignore_errors=True)
+        _log(f"rendering {font_scenes} font-deck scenes")
+        build_font_scenes(fonts, font_scenes, args.seed + 2, font_decks, shared, args.holdout, args.threads)
+    return write_finetune_yaml(data / "det-fonts", views, closeups, data / "det", args.ft_old_scenes, extra=fonts)
 
 
 def export(det_pt: Path, cls_onnx: Path, det_imgsz: int, cls_imgsz: int, out: Path, shared: Path, recipe: dict,
