@@ -42,6 +42,7 @@ from vision.backs import UNKNOWN, BackRegistry  # noqa: E402
 
 REGISTERED = ["blue", "navy", "red", "maroon", "green", "teal", "yellow", "black"]
 UNREGISTERED = ["0062ff", "aqua", "default", "fuchsia", "gray", "lime", "olive", "purple", "silver"]
+KEPT_READ = 0.3  # DetectorSightings' min_confidence: reads below it never reach the pipeline
 CLEAR_VISIBLE = 0.8  # a clear sighting for registration: at least this share of the back visible
 
 
@@ -289,6 +290,7 @@ def bench_table(detector, views: list[tuple[np.ndarray, list]], iou: float = 0.3
                 continue  # a right read of a half-hidden or cut index: neither right nor wrong
             c["reads"] += 1
             c["reads_nothing"] += not near  # a read where no index is
+            c["reads_nothing_kept"] += not near and s.confidence >= KEPT_READ  # one the pipeline would use
     def rate(a: str, b: str) -> float:
         return round(c[a] / c[b], 4) if c[b] else float("nan")
 
@@ -300,6 +302,7 @@ def bench_table(detector, views: list[tuple[np.ndarray, list]], iou: float = 0.3
         "back_recall": round((c["back_rest_found"] + c["back_flight_found"]) / max(c["back_rest"] + c["back_flight"], 1), 4),
         "read_recall_rest": rate("read_rest", "index_rest"), "read_recall_flight": rate("read_flight", "index_flight"),
         "read_precision": rate("reads_right", "reads"), "reads_on_nothing": c["reads_nothing"],
+        "reads_on_nothing_kept": c["reads_nothing_kept"],
     }
 
 
@@ -388,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"index boxes ({r['in_flight']} in flight); stage-1 box recall at rest {r['box_recall_rest']}, "
                   f"in flight {r['box_recall_flight']}, backs {r['back_recall']}; read right at rest "
                   f"{r['read_recall_rest']}, in flight {r['read_recall_flight']}; read precision "
-                  f"{r['read_precision']} ({r['reads_on_nothing']} reads on no index)")
+                  f"{r['read_precision']} ({r['reads_on_nothing']} reads on no index, {r['reads_on_nothing_kept']} of them "
+                  f"with det x cls >= {KEPT_READ}, as the pipeline keeps reads)")
     if detector is not None and "latency" not in args.skip:
         r = bench_latency(detector)
         results["latency"] = r

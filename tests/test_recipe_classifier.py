@@ -84,3 +84,16 @@ def test_inference_turns_follow_the_box_shape():
     assert inference_turns(20, 40) == (0, 2)
     assert inference_turns(40, 20) == (1, 3)
     assert inference_turns(30, 32) == (0, 1, 2, 3)
+
+
+def test_thresholds_are_tuned_on_train_half_photos_the_classifier_kept_out():
+    from models.recipe.build_data import real_dev_split
+    from models.recipe.train import tuning_photos
+    from models.recipe.train_cls import REAL_HOLDOUT
+
+    names = [f"webcam-photo{k}.jpg" for k in range(200)]
+    trained = {n for n in names if real_dev_split(n) == "train"}
+    picked = tuning_photos(names, trained)
+    assert picked and set(picked) < trained  # never an eval-half photo
+    assert picked == [n for n in names if n in trained and real_holdout_photo(n, REAL_HOLDOUT)]
+    assert 0.1 < len(picked) / len(trained) < 0.4  # about the classifier's held-out quarter

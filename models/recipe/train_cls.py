@@ -43,6 +43,10 @@ def _load_split(folder: Path, classes: list[str]) -> tuple[np.ndarray, np.ndarra
     return np.stack(images), np.array(labels, np.int64)
 
 
+REAL_HOLDOUT = 0.25
+"""Share of the real-dev train-half photos the classifier keeps out (epoch choice, threshold tuning)."""
+
+
 def real_holdout_photo(photo: str, fraction: float) -> bool:
     """Photos of the real-dev *train* half kept out of training to measure on (development only);
     fixed by the second byte of the name's SHA-1, independent of the train/eval split's first."""
@@ -219,7 +223,7 @@ def _freeze_norms(net) -> None:
 
 
 def train_classifier(data: Path, out_onnx: Path, epochs: int, seed: int = 0, batch: int = 128,
-                     lr: float = 3e-3, upright: bool = True, log=print, real_holdout: float = 0.25,
+                     lr: float = 3e-3, upright: bool = True, log=print, real_holdout: float = REAL_HOLDOUT,
                      real_share: float = 0.2, init_onnx: Path | None = None, extra: list[Path] | None = None,
                      extra_val: Path | None = None, extra_repeat: int = 1) -> dict:
     """Train on ``data/{train,val}/<class>/*.png`` (+ ``data/real`` when present); write the best
