@@ -36,9 +36,14 @@ def _one_closeup(job: tuple[int, int, str | None, str, str]) -> int:
         _init(shared, holdout)
     rng = np.random.default_rng([seed, k])
     faces, backs = _STATE["decks"]
-    img, labels = render_scene(rng, faces, backs, back_share=0.05, layout="close", close_size=CLOSE_SIZE)
+    img, labels = _closeup(rng, faces, backs)
     _write(Path(out), f"close{k:05d}", img, labels)
     return len(labels)
+
+
+def _closeup(rng: np.random.Generator, faces: list, backs: list) -> tuple[np.ndarray, list]:
+    """One or two cards filling or overflowing the view, few of them face down."""
+    return render_scene(rng, faces, backs, back_share=0.05, layout="close", close_size=CLOSE_SIZE)
 
 
 def _write(root: Path, stem: str, img: np.ndarray, labels: list) -> None:
@@ -101,10 +106,7 @@ def _one_font_scene(job: tuple[int, int, int, str | None, str, str]) -> int:
         _FONT_STATE[key] = (font_decks(n_decks, seed), _decks(Path(shared) if shared else None, holdout)[1])
     faces, backs = _FONT_STATE[key]
     rng = np.random.default_rng([seed, 9931, k])
-    if rng.random() < FONT_SCENE_CLOSE:
-        img, labels = render_scene(rng, faces, backs, back_share=0.05, layout="close", close_size=CLOSE_SIZE)
-    else:
-        img, labels = render_scene(rng, faces, backs)
+    img, labels = _closeup(rng, faces, backs) if rng.random() < FONT_SCENE_CLOSE else render_scene(rng, faces, backs)
     _write(Path(out), f"font{k:05d}", img, labels)
     return len(labels)
 
