@@ -132,3 +132,53 @@ def test_a_hand_that_rests_then_moves_again_is_a_lift_one_that_keeps_moving_is_n
     assert (start, end) == (1.0 + 9 / 30, 1.0 + 12 / 30) and where[1] < 120  # towards the top edge
     assert clip(rest_frames=0).last_move(spot, 0.9, 2.0) is None  # one continuous movement
     assert clip(rest_frames=4).last_move((600.0, 300.0), 0.9, 2.0) is None  # nothing at that spot
+
+
+def _four_seats():
+    from vision.config import VisionConfig
+
+    return VisionConfig.from_dict({"zones": {"table_mm": [1200, 900]},
+                                   "players": [{"name": n, "seat": k} for k, n in enumerate(["ana", "ben", "cy", "dee"])]})
+
+
+def _indices_of_a_card_put_down_by(attributor, player, centre=(600.0, 450.0), turn_deg=0.0):
+    """The two corner indices (table mm) of a card its player put down facing them (its top towards
+    the table centre, turned a little by ``turn_deg``), as the detector finds them."""
+    import math
+
+    from vision.sources import INDEX_TO_CENTRE_MM, IndexSeen
+
+    ax, ay = attributor.anchors[player]
+    up = math.atan2(450.0 - ay, 600.0 - ax) + math.radians(turn_deg)  # the card's top points this way
+    right = up + math.pi / 2  # y points down the table: a quarter turn clockwise
+    dx, dy = INDEX_TO_CENTRE_MM  # from the top-left index to the centre, in the card's own axes
+    off = (dx * math.cos(right) - dy * math.cos(up), dx * math.sin(right) - dy * math.sin(up))
+    return [IndexSeen("5H", 0.9, centre[0] - off[0], centre[1] - off[1], 10, 16, None),
+            IndexSeen("5H", 0.9, centre[0] + off[0], centre[1] + off[1], 10, 16, None)]
+
+
+def test_the_way_a_card_lies_names_the_seats_it_can_have_come_from():
+    from vision.attribution import Attributor
+    from vision.sources import pair_indices
+
+    att = Attributor(_four_seats())
+    for player, across, beside in (("ana", "cy", "ben"), ("ben", "dee", "cy"), ("cy", "ana", "dee")):
+        for turn in (-15.0, 0.0, 20.0):  # nobody puts a card down exactly square
+            (sighting, members), = pair_indices(_indices_of_a_card_put_down_by(att, player, turn_deg=turn))
+            assert len(members) == 2
+            assert att.fits_axis(player, sighting.axis_deg)
+            assert att.fits_axis(across, sighting.axis_deg)  # the seat opposite: the same line
+            assert not att.fits_axis(beside, sighting.axis_deg)
+    assert att.tells_apart("ana", "ben") and not att.tells_apart("ana", "cy")
+    assert att.fits_axis("ana", None)  # unknown: no veto
+
+
+def test_a_path_between_two_seats_is_settled_by_the_way_the_card_lies():
+    from vision.attribution import Attributor
+
+    att = Attributor(_four_seats())
+    # came in along the diagonal between ana (bottom) and ben (left): the path alone hesitates
+    origin, rest = (350.0, 700.0), (600.0, 450.0)
+    assert att.from_path(origin, rest)[1] < 0.2
+    assert att.attribute(origin, rest, axis=att.axes["ben"])[0] == "ben"
+    assert att.attribute(origin, rest, axis=att.axes["ana"])[0] == "ana"

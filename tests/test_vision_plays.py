@@ -662,3 +662,63 @@ def test_with_the_detectors_pace_a_landing_is_reported_on_its_second_still_read(
     (o,) = obs
     timing = o["evidence"]["timing"]
     assert timing["reported_t"] - timing["rest_t"] == pytest.approx(0.1, abs=0.01)
+
+
+def test_the_way_the_seen_copy_lies_says_which_contenders_copy_it_is():
+    # the contest of the test above, but the copy read on the pile lies at ben's angle (his card
+    # lies on top, or cy's was taken back): it is ben's, timed by his arm, and cy's is the hidden one
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    axes = Attributor(VisionConfig.from_dict(scene.config())).axes
+    assert abs(((axes["ben"] - axes["cy"]) % 180.0) - 90.0) < 1.0
+    for axis_from in (2.0, 2.2):  # both indices read from the start, or only once the hands left
+        frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+        for _, t, sightings in frames:
+            sightings[:] = [replace(s, axis_deg=axes["ben"] + 4.0) if s.label == "2H" and t >= axis_from else s
+                            for s in sightings]
+        arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.02 - 0.16, scene.seat_point(1))])
+        obs, _ = _read(scene, frames, 3.5, arms=arms)
+        twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+        assert set(twos) == {"cy", "ben"}
+        assert not twos["ben"]["evidence"].get("inferred") and twos["cy"]["evidence"]["inferred"]
+        assert abs(twos["ben"]["evidence"]["axis_deg"] - axes["ben"] - 4.0) < 0.5
+        assert abs(twos["ben"]["t"] - twos["cy"]["t"] - 0.02) < 1e-3  # each player keeps their arm's clock
+
+
+@pytest.mark.parametrize("survivor, ben_left, winner", [
+    ("cy", 2.35, "cy"),  # ben's arm left 0.15 s after cy's (too short for the arms alone), cy's copy is left
+    ("cy", 2.22, None),  # ...but both arms left together: both copies may stay, no telling
+    ("ben", 2.35, None),  # the copy left is ben's, yet his arm left last: the cues disagree, no telling
+    (None, 2.35, None),  # no read of the copy left on the pile: the arms alone cannot tell
+])
+def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, winner):
+    # cy's 2H and ben's (seen only as his arm) 20 ms apart; the arms' clocks alone cannot order them
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    axes = Attributor(VisionConfig.from_dict(scene.config())).axes
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    for _, t, sightings in frames:  # read lying at the survivor's angle once both arms have gone
+        sightings[:] = [replace(s, axis_deg=axes[survivor]) if s.label == "2H" and survivor and t > ben_left + 0.05
+                        else s for s in sightings if s.label != "2H" or t < 2.2 or t > ben_left + 0.05]
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.02 - 0.16, scene.seat_point(1), ben_left)],
+                        rested=False)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert {o["player"] for o in obs if o["card"] == "2H"} == {"cy", "ben"}
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    if winner is None:
+        assert ruling["tie"]
+    else:
+        assert ruling["winner"] == winner and not ruling["tie"]
+        (seen,) = [o for o in obs if o["card"] == "2H" and o["player"] == "cy"]
+        assert "lies as cy's cards do" in seen["evidence"]["occlusion"]

@@ -26,6 +26,43 @@ import numpy as np
 
 from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
+from vision.sources import INDEX_TO_CENTRE_MM
+
+# A player puts a card down facing them: its top points from their seat to the centre. The line
+# through its two corner indices (top-left to bottom-right) then runs at this angle from the card's
+# "up" direction (141.7 degrees for the usual index position), so a card lying on a pile says,
+# modulo 180 degrees, which seats it may have come from (60 s dev clip 5153: 13 ordinary plays all
+# within 12 degrees of their player's seat, 4 seats 90 degrees apart).
+INDEX_AXIS_FROM_UP_DEG = math.degrees(math.atan2(INDEX_TO_CENTRE_MM[1], INDEX_TO_CENTRE_MM[0])) + 90.0
+AXIS_TOLERANCE_DEG = 30.0  # a card lying this far off a seat's axis was not put down from that seat
+AXIS_OVERRULES_BELOW = 0.5  # ... which overrules a path (or arm) only as unsure of its seat as this
+
+
+def axis_gap(a: float, b: float) -> float:
+    """Difference of two directions modulo 180 degrees (0..90).
+
+    >>> axis_gap(10.0, 175.0), axis_gap(50.0, 140.0)
+    (15.0, 90.0)
+    """
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def mean_axis(axes: list[float], spread_deg: float = 15.0) -> float | None:
+    """Circular mean (modulo 180 degrees) of card axes, ``None`` when they disagree by more than
+    ``spread_deg`` (two copies of a card read at one spot, a misread) or there are none.
+
+    >>> round(mean_axis([178.0, 2.0, 1.0]), 1)
+    0.3
+    >>> mean_axis([50.0, 140.0]) is None
+    True
+    """
+    if not axes:
+        return None
+    s = sum(math.sin(math.radians(2 * a)) for a in axes)
+    c = sum(math.cos(math.radians(2 * a)) for a in axes)
+    m = (math.degrees(math.atan2(s, c)) / 2.0) % 180.0
+    return m if max(axis_gap(a, m) for a in axes) <= spread_deg else None
 
 
 class Attributor:
@@ -48,20 +85,45 @@ class Attributor:
             ty = (h / 2 - inset_mm) / abs(dy) if abs(dy) > 1e-9 else math.inf
             r = min(tx, ty)
             self.anchors[name] = (cx + dx * r, cy + dy * r)
+        # the axis each player's cards lie at on the piles (see INDEX_AXIS_FROM_UP_DEG)
+        self.axes: dict[str, float] = {
+            name: (math.degrees(math.atan2(ay - cy, ax - cx)) + INDEX_AXIS_FROM_UP_DEG) % 180.0
+            for name, (ax, ay) in self.anchors.items()}
 
-    def from_path(self, origin: Point, rest: Point) -> tuple[str | None, float]:
-        """(player, confidence 0..1) from the direction the card came from."""
-        if not self.anchors:
+    def fits_axis(self, player: str | None, axis: float | None) -> bool:
+        """Whether a card lying at ``axis`` (``None``: unknown) may have been put down by ``player``."""
+        if axis is None or player is None or player not in self.axes:
+            return True
+        return axis_gap(self.axes[player], axis) <= AXIS_TOLERANCE_DEG
+
+    def tells_apart(self, a: str, b: str) -> bool:
+        """Whether the way a card lies can tell ``a``'s cards from ``b``'s (seats not opposite)."""
+        return a in self.axes and b in self.axes and axis_gap(self.axes[a], self.axes[b]) > 2 * AXIS_TOLERANCE_DEG
+
+    def from_path(self, origin: Point, rest: Point, axis: float | None = None) -> tuple[str | None, float]:
+        """(player, confidence 0..1) from the direction the card came from. A path too unsure of
+        its seat (under ``AXIS_OVERRULES_BELOW``) with ``axis`` known (the way the card lies, see
+        :meth:`fits_axis`) names only a seat that fits it; a sure path stands (where two copies
+        of a card lie on one spot, the card read may be the other copy)."""
+        player, conf = self._from_path(origin, rest, list(self.anchors))
+        if axis is None or conf >= AXIS_OVERRULES_BELOW or self.fits_axis(player, axis):
+            return player, conf
+        fitting = [n for n in self.anchors if self.fits_axis(n, axis)]
+        return self._from_path(origin, rest, fitting) if fitting else (player, conf)
+
+    def _from_path(self, origin: Point, rest: Point, candidates: list[str]) -> tuple[str | None, float]:
+        if not candidates:
             return None, 0.0
         for name, zone in self.cfg.zones.seats.items():
-            if name in self.anchors and point_in_polygon(origin, zone):
+            if name in candidates and point_in_polygon(origin, zone):
                 return name, 0.99
         vx, vy = origin[0] - rest[0], origin[1] - rest[1]
         travel = math.hypot(vx, vy)
         if travel < 1e-6:
             return None, 0.0
         scored = []
-        for name, (ax, ay) in self.anchors.items():
+        for name in candidates:
+            ax, ay = self.anchors[name]
             a = math.atan2(ay - rest[1], ax - rest[0]) - math.atan2(vy, vx)
             a = abs((a + math.pi) % (2 * math.pi) - math.pi)
             scored.append((a, name))
@@ -88,9 +150,11 @@ class Attributor:
         (name, n), total = by_player.most_common(1)[0], sum(by_player.values())
         return name, n / total * min(total / 3.0, 1.0)
 
-    def attribute(self, origin: Point, rest: Point, back_votes: Counter | None = None) -> tuple[str | None, float, str]:
-        """Combine both cues: (player, confidence, how) with how in arm / back / arm+back / conflict."""
-        arm, arm_c = self.from_path(origin, rest)
+    def attribute(self, origin: Point, rest: Point, back_votes: Counter | None = None,
+                  axis: float | None = None) -> tuple[str | None, float, str]:
+        """Combine both cues: (player, confidence, how) with how in arm / back / arm+back / conflict.
+        ``axis``: the way the card lies, when known (the path names only seats it fits)."""
+        arm, arm_c = self.from_path(origin, rest, axis)
         back, back_c = self.from_backs(back_votes or Counter())
         if back is None:
             return arm, arm_c, "arm"
@@ -102,6 +166,12 @@ class Attributor:
         if back_c >= arm_c:
             return back, back_c * (1 - arm_c), "conflict"
         return arm, arm_c * (1 - back_c), "conflict"
+
+
+# An arm already at a spot when it is looked for is timed from when it came, this far back at most.
+ARRIVAL_LOOKBACK_S = 1.0
+# ... and a run of frames showing an arm goes on through this many frames without it
+RUN_GAP_FRAMES = 2
 
 
 class ArmWatcher:
@@ -171,43 +241,70 @@ class ArmWatcher:
         p = np.median(np.asarray(points), axis=0)
         return float(p[0]), float(p[1])
 
-    def arrival(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2) -> float | None:
-        """When an arm first reached ``spot_mm`` between ``t0`` and ``t1``: the first of at least
-        ``min_frames`` frames in a row whose arm blob covers it (``None`` if none did)."""
+    def arrival(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
+                lookback_s: float = ARRIVAL_LOOKBACK_S) -> float | None:
+        """When an arm reached ``spot_mm`` and was there between ``t0`` and ``t1``: the first of at
+        least ``min_frames`` frames in a row whose arm blob covers it (``None`` if none did). An arm
+        already there at ``t0`` is timed from when it came, up to ``lookback_s`` earlier."""
         if self._to_mm is None:
             return None
+        first = None
         run: list[float] = []
-        for t, mask, trail in self._frames(t0, t1):
+        missed = 0
+        for t, mask, trail in self._frames(t0 - lookback_s, t1):
+            first = t if first is None else first
             if self._entry_in(mask, spot_mm, trail) is not None:
                 run.append(t)
-                if len(run) >= min_frames:
-                    return run[0]
-            else:
-                run = []
+                missed = 0
+                if len(run) >= min_frames and t >= t0:
+                    return self._arrived(run[0], first, t0)
+            elif run:
+                missed += 1
+                if missed > RUN_GAP_FRAMES:
+                    run = []
         return None
 
+    def _arrived(self, start: float, first: float, t0: float) -> float:
+        """A run of frames that began at the first frame looked at began before it: when it came is
+        unknown, and ``t0`` (the window asked for) is what is reported, as without a look back."""
+        return max(start, t0) if start <= first else start
+
     def reaches(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
-                share: float = 0.3) -> list[tuple[float, tuple[float, float]]]:
-        """Every arm that reached ``spot_mm`` between ``t0`` and ``t1``, one per side of the watched
-        area it came in from: (first of ``min_frames`` frames in a row in which the spot's blob
-        crossed that side with at least ``share`` of its busiest side's edge pixels, entry point
-        in mm), earliest first. Two arms in one blob (two players reaching one pile together, a
-        first-touch contest) show up as two sides."""
+                share: float = 0.3, lookback_s: float = ARRIVAL_LOOKBACK_S) -> list[tuple[float, tuple[float, float]]]:
+        """Every arm that reached ``spot_mm`` and was there between ``t0`` and ``t1``, one per side
+        of the watched area it came in from: (first of ``min_frames`` frames in a row in which the
+        spot's blob crossed that side with at least ``share`` of its busiest side's edge pixels,
+        entry point in mm), earliest first. Two arms in one blob (two players reaching one pile
+        together, a first-touch contest) show up as two sides. An arm already there at ``t0`` is
+        timed from when it came, up to ``lookback_s`` earlier: a card seen late on its pile (under
+        the hands, or under the other copy of a contest until that was taken back) is looked for
+        from shortly before it was seen, while its arm came earlier (60 s dev clip 4242: a 5H
+        contest first seen 1.3 s after its contacts, both copies timed from arms "arriving" at the
+        start of the window, 0.6 s late, and counted as phantoms)."""
         if self._to_mm is None:
             return []
+        first = None
         runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
+        missed: dict[str, int] = {}  # frames in a row a run's side was not seen
         found: dict[str, tuple[float, tuple[float, float]]] = {}
-        for t, mask, trail in self._frames(t0, t1):
+        for t, mask, trail in self._frames(t0 - lookback_s, t1):
+            first = t if first is None else first
             sides = self._sides_in(mask, spot_mm, share, trail)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
                 if side in sides:
                     runs.setdefault(side, []).append((t, sides[side]))
-                    if len(runs[side]) >= min_frames:
-                        found[side] = runs[side][0]
-                else:
-                    runs.pop(side, None)
+                    missed[side] = 0
+                    if len(runs[side]) >= min_frames and t >= t0:
+                        start, where = runs[side][0]
+                        found[side] = (self._arrived(start, first, t0), where)
+                elif side in runs:
+                    # an arm crossing the edge flickers out of a frame or two where it merges
+                    # with another or stands still a moment: the run goes on through such gaps
+                    missed[side] = missed.get(side, 0) + 1
+                    if missed[side] > RUN_GAP_FRAMES:
+                        runs.pop(side)
         return sorted(found.values())
 
     def departures(self, spot_mm: tuple[float, float], t0: float, t1: float, share: float = 0.3,

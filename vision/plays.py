@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.attribution import ArmWatcher, Attributor
+from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, mean_axis
 from vision.calibrate import point_in_polygon
 from vision.config import Point, VisionConfig
 from vision.contact import ContactEstimate, estimate_for_track, estimate_placement, order_with_occlusion
@@ -85,6 +85,16 @@ class ReaderSettings:
     # tie unless the clocks agree
     takeback_reliability: float = 0.99
     takeback_unlifted_reliability: float = 0.9
+    # The copy left on the pile once both arms have gone is the one that stays: between seats whose
+    # cards lie differently (Attributor.tells_apart) the way it lies names it. With the arms' cue
+    # naming the other player it makes the order surer; against it, no telling; with an arm that
+    # left at least survivor_lag_s after the survivor's (too short a lag for the arms alone: ties'
+    # arms left up to 0.2 s apart on the dev clips, take-backs' 0.07-0.67 s) it is the cue by itself.
+    # A contest waits for a read of the survivor up to survivor_wait_s after the later contact.
+    takeback_confirmed_reliability: float = 0.995
+    survivor_reliability: float = 0.98
+    survivor_lag_s: float = 0.1
+    survivor_wait_s: float = 1.3
     min_player_conf: float = 0.2  # an owner this unsure (no back seen) is flagged, not ruled
     # A card first seen within unseen_flight_mm of where it rests was never seen on its way; so is
     # one whose last sighting before the rest lies farther and unseen_flight_s earlier (it jumped
@@ -122,11 +132,30 @@ class Landing:
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
     held: str = ""  # the last wait that held its report (development: where the delay goes)
+    arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
 
     @property
     def path(self) -> list:
         """The samples ``rest_index`` indexes: the joined path when remeasured, else the track's."""
         return self.samples or self.track.samples
+
+
+@dataclass(frozen=True)
+class TakeBack:
+    """Who took a first-touch contest's copy back off the pile: it lay on top, so it touched second."""
+
+    who: str
+    lag: float  # s the taker's arm left the pile after the other's
+    lifted: bool  # its hand was seen resting on the pile, then lifting
+    survivor: str | None  # whose copy lies on the pile now, by the way it lies
+    reliability: float  # P(the taker's copy touched second), for order_with_occlusion
+
+    def evidence(self) -> str:
+        how = "its hand seen resting, then lifting" if self.lifted else "no lift seen"
+        text = f"{self.who} took a copy back (arm left {self.lag:.2f} s after the other; {how})"
+        if self.survivor:
+            text += f"; the copy left on the pile lies as {self.survivor}'s cards do"
+        return text
 
 
 @dataclass
@@ -273,7 +302,8 @@ class PlayReader:
             if self._jumped(track.samples, i, rest) and self.arms is not None:
                 # its track joined another copy's sightings: that copy's spot says nothing of whose
                 # this card is; the arm that reached the spot does
-                p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes)
+                p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes,
+                                      self._rest_axis(track.samples, i))
                 if p2 is not None:
                     player, conf, how = p2, c2, "motion"
             # came from where it was last seen (a recalled origin) straight to the pile: no reach to
@@ -333,6 +363,7 @@ class PlayReader:
         if path_less:  # its own arm says whose it is and when it came
             landing.player, landing.player_conf, landing.how = mine[1], 0.99, "motion"
             landing.contact = timed(mine[0])
+            landing.arm_timed = True
         landing.hidden_rival = (other[1], timed(other[0]))
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
@@ -367,23 +398,62 @@ class PlayReader:
 
     def _attribute(self, samples: list, i: int, rest: Point, owner_votes: Counter) -> tuple[str | None, float, str]:
         """Player from the card's path (and backs); a path that cannot say (never seen on its way,
-        or too short) takes the arm that reached the spot when it landed as its origin."""
-        player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes)
+        or too short) takes the arm that reached the spot when it landed as its origin. Either
+        names only a seat the way the card lies fits (:meth:`_rest_axis`)."""
+        axis = self._rest_axis(samples, i)
+        player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes, axis)
         if self.arms is None or conf >= self.s.path_conf or how not in ("arm", "conflict"):
             return player, conf, how
-        p2, c2 = self._by_arm(rest, float(samples[i].t), owner_votes)
+        p2, c2 = self._by_arm(rest, float(samples[i].t), owner_votes, axis)
         if p2 is None or c2 <= conf:
             return player, conf, how
         return p2, c2, "motion"
 
-    def _by_arm(self, rest: Point, t_rest: float, owner_votes: Counter) -> tuple[str | None, float]:
+    def _by_arm(self, rest: Point, t_rest: float, owner_votes: Counter,
+                axis: float | None = None) -> tuple[str | None, float]:
         """(player, confidence) named by the arm that reached ``rest`` as the card came to rest there
         (its entry point standing in for the card's origin); (None, 0) when no arm was seen."""
         entry = self.arms.entry(rest, t_rest - self.s.arm_before_s, t_rest + 0.1)
         if entry is None:
             return None, 0.0
-        p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes)
+        p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
         return p2, c2
+
+    @staticmethod
+    def _rest_axis(samples: list, i: int) -> float | None:
+        """The way the card lies (its index line, see :mod:`vision.attribution`) from its sightings
+        since it came to rest; ``None`` when unseen or when the reads disagree (two copies of a
+        card at one spot, taken for one)."""
+        return mean_axis([s.axis for s in samples[i:] if s.axis is not None])
+
+    def _check_owner(self, landing: Landing) -> None:
+        """Before a play is reported, the card has been read at rest a while: the way it lies may
+        rule out the player its path or an arm named (a busy pile's blob shows neighbours' arms;
+        a contest's two arms do not say which copy is whose). The copy then is the other
+        contender's, or the player of the best-fitting seat's path or arm."""
+        axis = self._rest_axis(landing.path, landing.rest_index)
+        if axis is None or self.attributor.fits_axis(landing.player, axis):
+            return
+        if not landing.arm_timed and landing.player_conf >= AXIS_OVERRULES_BELOW:
+            return  # a card seen coming from its seat: the read at rest may be another copy's
+        rival = landing.hidden_rival
+        if rival is not None:
+            if self.attributor.fits_axis(rival[0], axis):
+                # the copy seen is the other arm's: an arm's clock stays with its player, a clock
+                # from the card's own path with the card
+                if landing.arm_timed:
+                    landing.hidden_rival = (landing.player, landing.contact)
+                    landing.player, landing.contact = rival
+                else:
+                    landing.hidden_rival = (landing.player, rival[1])
+                    landing.player = rival[0]
+                landing.how = "motion"
+            return
+        if landing.how not in ("arm", "motion", "conflict"):
+            return  # a back seen on the card names its owner better than a direction
+        player, conf, how = self._attribute(landing.path, landing.rest_index, landing.rest, landing.track.owner_votes)
+        if player is not None and self.attributor.fits_axis(player, axis):
+            landing.player, landing.player_conf, landing.how = player, conf, how
 
     def _measure(self, samples: list, n: int, owner_votes: Counter):
         """(rest index, rest point, contact, player, attribution confidence, how) for samples that
@@ -778,6 +848,9 @@ class PlayReader:
             if not final and hasattr(self.arms, "departures") and t < later + self.s.takeback_within_s \
                     and t - both < self.s.rival_wait_s:
                 return self._wait(landing, "contest arms")  # and the arms leave: whose stays longest takes a copy back
+            if not final and self._needs_survivor(landing.rest, label, (landing.player, landing.contact),
+                                                  (rival.player, rival.contact), t):
+                return self._wait(landing, "contest survivor")  # and the copy left on the pile is read
             return self._report_contest(landing, rival, t)
         if not legal and self._misread_of_another(landing):
             landing.done = landing.track.reported = True  # the other read of this card stands
@@ -785,6 +858,7 @@ class PlayReader:
         if not landing.on_pile and not landing.retimed:
             landing.retimed = True
             self._retime(landing)
+        self._check_owner(landing)
         out = [self._report(landing, label, pile, legal, t)]
         if out[0] and landing.hidden_rival is not None and not label.startswith("A"):
             # (an Ace starts a pile of its own: two Aces are never a contest for one spot; a read
@@ -880,6 +954,8 @@ class PlayReader:
                                   latest=landing.t_rest + 0.05)
 
     def _report_contest(self, a: Landing, b: Landing, t: float) -> list[dict[str, Any]]:
+        # (no owner check by the way each copy lies: where two copies lie on one spot a track may
+        # follow either, 60 s dev clip 5181: a 2C copy named for a third player that way)
         both = max(a.t_rest, b.t_rest)
         spot = ((a.rest[0] + b.rest[0]) / 2, (a.rest[1] + b.rest[1]) / 2)
         self._refit_contest(a, b, spot)
@@ -888,14 +964,14 @@ class PlayReader:
         v_first = va if first is a else vb
         v_second = vb if first is a else va
         diff = abs(va - vb)
-        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact)) if a.player != b.player else None
+        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label) \
+            if a.player != b.player else None
         occlusion = None
         if took is not None:
-            over = a if took[0] == a.player else b
+            over = a if took.who == a.player else b
             under = b if over is a else a
-            under.contact, over.contact = order_with_occlusion(under.contact, over.contact,
-                                                               self._takeback_reliability(took[2]))
-            occlusion = self._takeback_evidence(took)
+            under.contact, over.contact = order_with_occlusion(under.contact, over.contact, took.reliability)
+            occlusion = took.evidence()
         elif diff >= 0.15 and sep >= self.s.contest_sep_mm:
             reliability = 0.99 if diff >= 0.4 else 0.9
             if min(va, vb) == 0.0:
@@ -961,6 +1037,9 @@ class PlayReader:
             "attribution_confidence": landing.player_conf,
             "reads": {k: round(v, 2) for k, v in self._reads(landing).most_common(3)},
         }
+        axis = self._rest_axis(path, landing.rest_index)
+        if axis is not None:
+            evidence["axis_deg"] = round(axis, 1)  # the way it lies: which seats it fits
         if not legal:
             evidence["reexamined"] = True
         # where the time from contact to report went: first seen at rest, reported, last wait
@@ -1010,7 +1089,8 @@ class PlayReader:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
         out, keep = [], []
         for landing, seen, due in self._hidden:
-            if not final and t < due:
+            if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
+                                                              landing.hidden_rival, t)):
                 keep.append((landing, seen, due))
             elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
@@ -1048,14 +1128,38 @@ class PlayReader:
         return min(a.t, b.t) - self.s.arm_lead_s - 0.1, max(a.t, b.t) + self.s.takeback_within_s
 
     def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
-                    b: tuple[str | None, ContactEstimate]) -> tuple[str, float, bool] | None:
+                    b: tuple[str | None, ContactEstimate], label: str | None = None) -> TakeBack | None:
+        """Which of a contest's two players took a copy back, from the arms (:meth:`_arm_takeback`)
+        and, with ``label``, the copy left on the pile (:meth:`_survivor`); ``None``: no telling."""
+        left = self._arm_exits(spot, a, b)
+        arm = self._arm_takeback(spot, a, b, left)
+        survivor = None
+        if label and left and len(left) >= 2 and a[0] != b[0]:
+            survivor = self._survivor(label, spot, (a[0], b[0]), max(left.values()))
+        if arm is not None:
+            who, lag, lifted = arm
+            if survivor == who:
+                return None  # the copy said to be taken back still lies there: no telling
+            reliability = self.s.takeback_confirmed_reliability if survivor else \
+                self.s.takeback_reliability if lifted else self.s.takeback_unlifted_reliability
+            return TakeBack(who, lag, lifted, survivor, reliability)
+        if survivor is None:
+            return None
+        other = b[0] if survivor == a[0] else a[0]
+        lag = left[other] - left[survivor]
+        if lag < self.s.survivor_lag_s:
+            return None  # the other arm did not stay on to take its copy back: both may stay (a tie)
+        return TakeBack(other, lag, False, survivor, self.s.survivor_reliability)
+
+    def _arm_takeback(self, spot: Point, a: tuple[str | None, ContactEstimate],
+                      b: tuple[str | None, ContactEstimate],
+                      left: dict[str, float] | None) -> tuple[str, float, bool] | None:
         """(player, seconds, lifted) when one of the two players' arms of a contest at ``spot`` left
         it at least ``takeback_s`` after the other (``lifted``: its hand was seen resting on the
         pile, then moving again): that player took a copy back. The copy taken back
         lay on top (a card is lifted off the top of a pile), so it touched later; the copy that
         stays had touched first (the occlusion order, seen through the arms, which a tracker
         cannot swap the way it swaps two copies of one card lying a few millimetres apart)."""
-        left = self._arm_exits(spot, a, b)
         if left is None or len(left) < 2:
             return None
         d = left[b[0]] - left[a[0]]
@@ -1072,14 +1176,32 @@ class PlayReader:
             return None
         return who, abs(d), lifted_by == who
 
-    def _takeback_reliability(self, lifted: bool) -> float:
-        return self.s.takeback_reliability if lifted else self.s.takeback_unlifted_reliability
+    def _survivor(self, label: str, spot: Point, players: tuple[str, str], since: float) -> str | None:
+        """Which of two contenders' copies lies on the pile after ``since`` (both arms gone): the
+        one whose seat fits the way the last (up to 3) reads of the card there lie; ``None`` for
+        seats whose cards lie alike (opposite seats) or without such a read yet."""
+        if not self.attributor.tells_apart(*players):
+            return None
+        reads = sorted((smp.t, smp.axis) for track in self._all.values() if track.label == label
+                       for smp in track.samples if smp.axis is not None and smp.t > since
+                       and math.hypot(smp.x - spot[0], smp.y - spot[1]) < self.registry.join_mm)
+        axes = [axis for _, axis in reads[-3:]]
+        fits = [p for p in players if axes and all(self.attributor.fits_axis(p, axis) for axis in axes)]
+        return fits[0] if len(fits) == 1 else None
 
-    @staticmethod
-    def _takeback_evidence(took: tuple[str, float, bool]) -> str:
-        who, lag, lifted = took
-        how = "its hand seen resting, then lifting" if lifted else "no lift seen"
-        return f"{who} took a copy back (arm left {lag:.2f} s after the other; {how})"
+    def _needs_survivor(self, spot: Point, label: str, a: tuple[str | None, ContactEstimate],
+                        b: tuple[str | None, ContactEstimate], t: float) -> bool:
+        """Whether a contest between seats whose cards lie differently should wait for a read of
+        the copy left on the pile: the arms did not settle it and the wait is not over."""
+        if a[0] is None or b[0] is None or a[0] == b[0] or not self.attributor.tells_apart(a[0], b[0]):
+            return False
+        if t >= max(a[1].t, b[1].t) + self.s.survivor_wait_s:
+            return False
+        took = self._taken_back(spot, a, b, label)
+        if took is not None and (took.survivor or (took.lifted and took.lag >= self.s.takeback_sure_s)):
+            return False
+        left = self._arm_exits(spot, a, b)
+        return bool(left) and len(left) >= 2 and self._survivor(label, spot, (a[0], b[0]), max(left.values())) is None
 
     def _towards(self, spot: Point, where: Point, players: tuple[str, str], within_deg: float = 70.0,
                  margin_deg: float = 20.0) -> str | None:
@@ -1107,20 +1229,19 @@ class PlayReader:
             # the second arm was never seen leaving the pile: it reached past (dev clips 4343 and
             # 5153: two phantom copies), while both arms of every staged contest were seen leaving
             return [seen]
-        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
+        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"])
         if took is None and landing.rival_needs_takeback:
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
         if took is not None:
             rival, contact = landing.hidden_rival
-            who, _, lifted = took
             mine = landing.contact
-            if who == rival:
-                mine, contact = order_with_occlusion(mine, contact, self._takeback_reliability(lifted))
+            if took.who == rival:
+                mine, contact = order_with_occlusion(mine, contact, took.reliability)
             else:
-                contact, mine = order_with_occlusion(contact, mine, self._takeback_reliability(lifted))
+                contact, mine = order_with_occlusion(contact, mine, took.reliability)
             landing.contact, landing.hidden_rival = mine, (rival, contact)
             evidence = dict(seen["evidence"])
-            evidence["occlusion"] = self._takeback_evidence(took)
+            evidence["occlusion"] = took.evidence()
             seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
         return [seen, self._report_hidden_rival(landing, seen, t)]
 

@@ -410,6 +410,19 @@ class DetectorSightings:
         return result
 
 
+def index_axis(corners: np.ndarray) -> float:
+    """The direction (degrees mod 180) of the line through a card's corner indices, from its
+    corners in table mm in the card's own order (top-left, top-right, bottom-right, bottom-left).
+
+    >>> round(index_axis(np.array([[0, 0], [63, 0], [63, 88], [0, 88]], dtype=float)), 1)  # upright
+    51.7
+    """
+    right = corners[1] - corners[0]
+    down = corners[3] - corners[0]
+    v = INDEX_TO_CENTRE_MM[0] * right / np.linalg.norm(right) + INDEX_TO_CENTRE_MM[1] * down / np.linalg.norm(down)
+    return math.degrees(math.atan2(v[1], v[0])) % 180.0
+
+
 def calibrated(score: float) -> float:
     """The detector's score (detection x classification, 0..1) as the chance that the read is
     right. The raw product runs low: on simulated footage (drawn deck, 1 px/mm) reads of cards in
@@ -450,8 +463,9 @@ def pair_indices(found: Iterable[IndexSeen], dedupe_mm: float = 6.0) -> list[tup
             if best is not None:
                 used[best] = True
                 b = uniq[best]
+                axis = math.degrees(math.atan2(b.y - a.y, b.x - a.x)) % 180.0
                 out.append((TableSighting(label, max(a.confidence, b.confidence), (a.x + b.x) / 2, (a.y + b.y) / 2,
-                                          owner=a.owner), [a, b]))
+                                          owner=a.owner, axis_deg=axis), [a, b]))
             else:
                 out.append((TableSighting(label, a.confidence * 0.9, a.x, a.y, occluded=0.5, owner=a.owner), [a]))
     return out
@@ -529,7 +543,8 @@ class PoseSightings:
             if occluded > self.max_occluded or self.rng.random() < self.miss_rate:
                 continue
             quad = np.asarray(c.get("quad"), dtype=np.float64).reshape(-1, 2)
-            centre = calibration.to_table(quad).mean(axis=0)
+            corners = calibration.to_table(quad)
+            centre = corners.mean(axis=0)
             if not (x0 <= centre[0] <= x1 and y0 <= centre[1] <= y1):
                 continue
             face_up = c.get("face_up", True) and str(c.get("card", "")).upper() != "BACK"
@@ -545,5 +560,7 @@ class PoseSightings:
                 float(centre[1] + self.rng.gauss(0, noise)),
                 occluded=occluded,
                 owner=None if face_up else c.get("owner"),
+                # both indices in view (as the detector pairs them): the line through them
+                axis_deg=index_axis(corners) if face_up and occluded < 0.3 and len(corners) == 4 else None,
             ))
         return out

@@ -205,8 +205,12 @@ class SyntheticScene:
                 frame = base.copy()
                 cards = []
                 for p, pos, covered in sorted(self.visible(t), key=lambda v: v[0].z):
-                    quad_mm = np.float32([[[pos[0] - 31.5, pos[1] - 44], [pos[0] + 31.5, pos[1] - 44],
-                                           [pos[0] + 31.5, pos[1] + 44], [pos[0] - 31.5, pos[1] + 44]]])
+                    # a card faces its player: its top points from their seat to the table centre
+                    a = math.pi / 2 + p.seat * 2 * math.pi / len(self.players)  # the seat's direction
+                    ux, uy = -math.cos(a), -math.sin(a)
+                    rx, ry = -uy, ux  # the card's right: a quarter turn clockwise (y points down)
+                    quad_mm = np.float32([[[pos[0] + sx_ * 31.5 * rx + sy_ * 44 * ux, pos[1] + sx_ * 31.5 * ry + sy_ * 44 * uy]
+                                           for sx_, sy_ in ((-1, 1), (1, 1), (1, -1), (-1, -1))]])
                     quad = cv2.perspectiveTransform(quad_mm, Hm)[0]
                     shade = 200 + 5 * (CARD_NAMES.index(p.card) % 10)
                     cv2.fillConvexPoly(frame, quad.astype(np.int32), (shade, shade, shade - 20), cv2.LINE_AA)

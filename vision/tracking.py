@@ -32,7 +32,9 @@ class TableSighting:
     """One card seen in one frame, in table millimetres.
 
     ``label`` is a card name (``"5H"``) or ``"BACK"``; ``occluded`` (0..1) how much of it is hidden
-    when known; ``owner`` the back-colour owner when a back was classified.
+    when known; ``owner`` the back-colour owner when a back was classified; ``axis_deg`` the
+    direction (degrees mod 180, table axes) of the line through the card's two corner indices,
+    when both were seen: which way the card lies (see :mod:`vision.attribution`).
     """
 
     label: str
@@ -41,6 +43,7 @@ class TableSighting:
     y: float
     occluded: float = 0.0
     owner: str | None = None
+    axis_deg: float | None = None
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Sample:
     y: float
     confidence: float
     occluded: float = 0.0
+    axis: float | None = None  # TableSighting.axis_deg
 
 
 @dataclass
@@ -261,7 +265,7 @@ class CardTracker:
     @staticmethod
     def _add(track: CardTrack, frame: int, t: float, s: TableSighting, label: str) -> None:
         track.missed_looks = 0
-        track.samples.append(Sample(frame, t, s.x, s.y, s.confidence, s.occluded))
+        track.samples.append(Sample(frame, t, s.x, s.y, s.confidence, s.occluded, s.axis_deg))
         track.read_votes[label] += s.confidence
         if s.owner:
             track.owner_votes[s.owner] += 1
