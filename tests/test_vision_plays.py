@@ -722,3 +722,29 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
         assert ruling["winner"] == winner and not ruling["tie"]
         (seen,) = [o for o in obs if o["card"] == "2H" and o["player"] == "cy"]
         assert "lies as cy's cards do" in seen["evidence"]["occlusion"]
+
+
+@pytest.mark.parametrize("next_card, confirmed", [("3H", True), ("4H", False)])
+def test_a_flagged_play_is_confirmed_by_the_next_card_built_on_it(next_card, confirmed):
+    # ben's 2H is read too weakly to rule (flagged for review); cy then plays 3H on it: a card that
+    # fits only on the 2H says the 2H was played, so both are ruled (a 4H confirms nothing)
+    from dataclasses import replace
+
+    scene = SyntheticScene(PLAYERS, seed=5, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "ben", 0, 2.0)
+    scene.play(next_card, "cy", 0, 4.0)
+    frames = scene.frames(5.5)
+    for _, _, sightings in frames:
+        sightings[:] = [replace(s, confidence=0.5) if s.label == "2H" else s for s in sightings]
+    obs, reader = _read(scene, frames, 5.5)
+    played = [(o["card"], o["player"]) for o in obs]
+    if confirmed:
+        assert played == [("AH", "ana"), ("2H", "ben"), ("3H", "cy")]
+        (two,) = [o for o in obs if o["card"] == "2H"]
+        assert two["evidence"]["confirmed_by"].startswith("3H played on it")
+        assert abs(two["t"] - 2.0) < 0.05 and not any(f.card == "2H" for f in reader.flags)
+        rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+        assert [r["kind"] for r in rulings if r.get("card")] == ["accepted"] * 3
+    else:
+        assert ("2H", "ben") not in played and any(f.card == "2H" for f in reader.flags)

@@ -26,6 +26,8 @@ import numpy as np
 
 from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, mean_axis
 from vision.calibrate import point_in_polygon
+from referee.cards import Card, UnknownCard
+from referee.nerts import fits
 from vision.config import Point, VisionConfig
 from vision.contact import ContactEstimate, estimate_for_track, estimate_placement, order_with_occlusion
 from vision.foundations import FoundationRegistry, Pile
@@ -39,6 +41,7 @@ class ReaderSettings:
     confirm_s: float = 0.10  # wait this long after the rest began before reporting
     reexamine_s: float = 0.5  # an illegal read is looked at this long before being reported
     rival_wait_s: float = 0.9  # the longest a play waits for a rival copy still in flight
+    confirm_flagged_s: float = 20.0  # a flagged play is confirmed by a card built on it this soon after
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
@@ -196,6 +199,10 @@ class PlayReader:
         # every play reported
         self._plays: list[tuple[str, float, Point, float | None]] = []
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
+        # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
+        # the reports of those confirmed, sent with the frame's observations
+        self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
+        self._confirmed: list[dict[str, Any]] = []
 
     # --- per frame ---------------------------------------------------------------------------
     def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
@@ -248,6 +255,7 @@ class PlayReader:
             out.extend(self._try_report(landing, t))
         self.pending = [p for p in self.pending if not p.done]
         out.extend(self._hidden_rivals(t))
+        out, self._confirmed = self._confirmed + out, []
         return [o for o in out if o]
 
     def watch_boxes(self, half_mm: float = 50.0) -> list[tuple[float, float, float, float]]:
@@ -263,6 +271,7 @@ class PlayReader:
                 out.extend(self._try_report(landing, t, final=True))
         self.pending = []
         out.extend(self._hidden_rivals(t, final=True))
+        out, self._confirmed = self._confirmed + out, []
         return [o for o in out if o]
 
     def camera_lost(self, start_t: float, end_t: float) -> None:
@@ -642,6 +651,8 @@ class PlayReader:
                 p2, ok = self.registry.where(alt, x, y)
                 if ok:
                     return alt, p2, True, late or reads[alt] >= 0.6 * total
+        if pile is not None and reads[main] >= 0.6 * total and self._confirm_flagged(main, pile, t):
+            return main, pile, True, late or reads[main] >= 0.6 * total
         return main, pile, False, late
 
     # --- rivals --------------------------------------------------------------------------------
@@ -1017,13 +1028,25 @@ class PlayReader:
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
                 f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
                 f"illegal read seen only {len(track.samples)} times"
-            self.flags.append(Flag(landing.contact.t, reason, label, pile.id if pile else None, frames))
+            flag = Flag(landing.contact.t, reason, label, pile.id if pile else None, frames)
+            self.flags.append(flag)
             self._done.append((label, landing.rest))
             self._done_at.append((label, landing.rest, landing.t_rest))
+            if legal and pile is not None and landing.player is not None and not thin_illegal:
+                # kept in case a later card on this pile fits only on this one (_confirm_flagged)
+                self._unconfirmed.append((flag, landing, label, pile.id, extra))
             return {}
-        x, y = landing.rest
         self._done.append((label, landing.rest))
         self._done_at.append((label, landing.rest, landing.t_rest))
+        return self._emit(landing, label, legal, t, confidence, frames, extra)
+
+    def _emit(self, landing: Landing, label: str, legal: bool, t: float, confidence: float,
+              frames: tuple[int, int], extra: dict[str, Any] | None) -> dict[str, Any]:
+        """The play on the foundation registry and as an observation."""
+        track = landing.track
+        path = landing.samples or track.samples
+        x, y = landing.rest
+        pile, _ = self.registry.where(label, x, y)
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
         self.delays.append(t - landing.contact.t)
@@ -1056,6 +1079,34 @@ class PlayReader:
             "confidence": round(confidence, 3),
             "evidence": evidence,
         }
+
+    def _confirm_flagged(self, card: str, pile: Pile, t: float) -> bool:
+        """``card``, illegal on ``pile``, fits on a card flagged there a moment ago (a weak read, an
+        unsure owner) that fits the pile: that card was played after all (a player builds on what
+        lies there), so it is reported now, with its contact and its likeliest owner, and
+        ``card`` is judged on it. Without it one weak read cascades: every later card on the pile
+        looks illegal (60 s dev clip 5181: a 5C flagged for its owner made a 6C contest two
+        illegal plays)."""
+        for k in range(len(self._unconfirmed) - 1, -1, -1):
+            flag, landing, label, pile_id, extra = self._unconfirmed[k]
+            if pile_id != pile.id or not 0.0 <= t - flag.t <= self.s.confirm_flagged_s:
+                continue
+            if not self.registry.legal(label, pile) or not self._fits_on(card, label):
+                continue
+            del self._unconfirmed[k]
+            self.flags.remove(flag)
+            landing.held = "confirmed by the next card"
+            obs = self._emit(landing, label, True, t, self._confidence(landing, label), flag.frames or (0, 0),
+                             {**(extra or {}), "confirmed_by": f"{card} played on it ({flag.reason})"})
+            self._confirmed.append(obs)
+            return True
+        return False
+
+    def _fits_on(self, card: str, below: str) -> bool:
+        try:
+            return fits(Card.parse(card), Card.parse(below), self.registry.foundation_rule) is None
+        except UnknownCard:
+            return False
 
     def _unsure_owner(self, landing: Landing) -> bool:
         """No player, or one named only by a direction (the card's path or an arm) that hardly
