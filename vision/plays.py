@@ -1248,11 +1248,11 @@ class PlayReader:
             return False
         if t >= max(a[1].t, b[1].t) + self.s.survivor_wait_s:
             return False
-        took = self._taken_back(spot, a, b, label)
-        if took is not None and (took.survivor or (took.lifted and took.lag >= self.s.takeback_sure_s)):
-            return False
         left = self._arm_exits(spot, a, b)
-        return bool(left) and len(left) >= 2 and self._survivor(label, spot, (a[0], b[0]), max(left.values())) is None
+        if not left or len(left) < 2 or self._survivor(label, spot, (a[0], b[0]), max(left.values())) is not None:
+            return False  # an arm not seen leaving (no telling), or the survivor read already
+        arm = self._arm_takeback(spot, a, b, left)
+        return arm is None or not (arm[2] and arm[1] >= self.s.takeback_sure_s)  # unless the arms settled it
 
     def _towards(self, spot: Point, where: Point, players: tuple[str, str], within_deg: float = 70.0,
                  margin_deg: float = 20.0) -> str | None:
