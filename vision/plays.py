@@ -1179,10 +1179,12 @@ class PlayReader:
         return min(a.t, b.t) - self.s.arm_lead_s - 0.1, max(a.t, b.t) + self.s.takeback_within_s
 
     def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
-                    b: tuple[str | None, ContactEstimate], label: str | None = None) -> TakeBack | None:
+                    b: tuple[str | None, ContactEstimate], label: str | None = None,
+                    left: dict[str, float] | None = None) -> TakeBack | None:
         """Which of a contest's two players took a copy back, from the arms (:meth:`_arm_takeback`)
-        and, with ``label``, the copy left on the pile (:meth:`_survivor`); ``None``: no telling."""
-        left = self._arm_exits(spot, a, b)
+        and, with ``label``, the copy left on the pile (:meth:`_survivor`); ``None``: no telling.
+        ``left``: the arms' exits (:meth:`_arm_exits`) when the caller has them already."""
+        left = self._arm_exits(spot, a, b) if left is None else left
         arm = self._arm_takeback(spot, a, b, left)
         survivor = None
         if label and left and len(left) >= 2 and a[0] != b[0]:
@@ -1280,7 +1282,7 @@ class PlayReader:
             # the second arm was never seen leaving the pile: it reached past (dev clips 4343 and
             # 5153: two phantom copies), while both arms of every staged contest were seen leaving
             return [seen]
-        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"])
+        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left)
         if took is None and landing.rival_needs_takeback:
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
         if took is not None:

@@ -70,9 +70,13 @@ class SyntheticScene:
             "players": [{"name": n, "seat": i} for i, n in enumerate(self.players)],
         }
 
+    def _seat_angle(self, seat: int) -> float:
+        """The seat's direction from the table centre (radians, y down), as VisionConfig.seat_angles."""
+        return math.pi / 2 + seat * 2 * math.pi / len(self.players)
+
     def seat_point(self, seat: int) -> tuple[float, float]:
         w, h = self.table_mm
-        a = math.pi / 2 + seat * 2 * math.pi / len(self.players)
+        a = self._seat_angle(seat)
         dx, dy = math.cos(a), math.sin(a)
         r = min((w / 2 - 120) / max(abs(dx), 1e-9), (h / 2 - 120) / max(abs(dy), 1e-9))
         return (w / 2 + dx * r + self.rng.uniform(-60, 60) * abs(dy),
@@ -206,7 +210,7 @@ class SyntheticScene:
                 cards = []
                 for p, pos, covered in sorted(self.visible(t), key=lambda v: v[0].z):
                     # a card faces its player: its top points from their seat to the table centre
-                    a = math.pi / 2 + p.seat * 2 * math.pi / len(self.players)  # the seat's direction
+                    a = self._seat_angle(p.seat)
                     ux, uy = -math.cos(a), -math.sin(a)
                     rx, ry = -uy, ux  # the card's right: a quarter turn clockwise (y points down)
                     quad_mm = np.float32([[[pos[0] + sx_ * 31.5 * rx + sy_ * 44 * ux, pos[1] + sx_ * 31.5 * ry + sy_ * 44 * uy]
