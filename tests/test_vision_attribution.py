@@ -182,3 +182,33 @@ def test_a_path_between_two_seats_is_settled_by_the_way_the_card_lies():
     assert att.from_path(origin, rest)[1] < 0.2
     assert att.attribute(origin, rest, axis=att.axes["ben"])[0] == "ben"
     assert att.attribute(origin, rest, axis=att.axes["ana"])[0] == "ana"
+
+
+def test_an_arm_whose_root_settled_is_still_found_beside_the_other_arm_in_its_blob():
+    """A long reach from the left whose forearm by the edge went still (the motion reference took
+    it) joins, at the pile, the blob of an arm crossing the bottom edge: both arms reached the
+    pile. A hand-sized blob beside the spot is no second arm."""
+    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
+
+    def watcher(second_arm):
+        arms = ArmWatcher()
+        for k in range(6):
+            m = np.zeros((120, 200), bool)
+            m[60:120, 148:153] = True  # from the bottom edge up to the spot
+            if second_arm:
+                m[58:63, 40:150] = True  # from 160 mm inside the left edge to the spot
+            else:
+                m[55:66, 125:150] = True  # a hand and card beside the spot, no arm to it
+            arms.update(1.0 + k / 30, m, _to_mm)
+        return arms
+
+    both = watcher(True)
+    assert sorted(side for side in both.departures(spot, 0.9, 1.5)) == ["bottom", "left"]
+    reached = both.reaches(spot, 0.9, 1.5)
+    assert [t for t, _ in reached] == [1.0, 1.0]
+    (left,) = [where for _, where in reached if where[1] < 400]  # the line towards the left side's middle
+    assert left[0] < 500 and abs(left[1] - spot[1]) < 40
+    assert any(where[1] > 450 for _, where in reached)  # where the other crosses the bottom edge
+    assert both.entry(spot, 0.9, 1.5)[1] > 450  # the entry is still the crossing arm's (unchanged)
+    one = watcher(False)
+    assert [where[1] > 500 for _, where in one.reaches(spot, 0.9, 1.5)] == [True]

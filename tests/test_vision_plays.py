@@ -232,10 +232,10 @@ def test_a_card_carried_over_unseen_is_timed_at_its_first_sighting_on_the_pile()
     obs = []
     for i in range(90):
         t = i / 30
-        # lying in ana's layout (outside the common area, not followed) until 1.0 s, then carried
+        # (an Ace: a card that may start a pile) lying in ana's layout (outside the common area, not followed) until 1.0 s, then carried
         # off under the hand and first seen on the pile at 1.5 s
-        tracker.hidden = {"6C": [(600.0, 820.0)]} if t < 1.0 else {}
-        seen = [TableSighting("6C", 0.9, pile[0], pile[1])] if t >= 1.5 else []
+        tracker.hidden = {"AC": [(600.0, 820.0)]} if t < 1.0 else {}
+        seen = [TableSighting("AC", 0.9, pile[0], pile[1])] if t >= 1.5 else []
         tracker.update(seen, i, t)
         obs += reader.update(tracker.tracks, t)
     obs += reader.flush(3.0)
@@ -378,22 +378,41 @@ def test_a_card_followed_to_a_pile_that_a_second_arm_reached_too_brings_its_hidd
 def test_an_illegal_play_is_ruled_only_on_a_card_read_often_enough(often):
     scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
     scene.play("AC", "ana", 0, 1.0)
-    scene.play("KD", "ben", 5, 2.0)  # a King where no pile is: illegal
-    frames = _unseen_in_flight(scene, 4.0, "KD", 2.0)
+    scene.play("3C", "ben", 0, 2.0)  # on the AC: illegal (unless a 2C went unseen: it may be a play)
+    frames = _unseen_in_flight(scene, 4.0, "3C", 2.0)
     # read at the detector's pace (every 3rd frame), or only three times
     reads = set(range(62, 120, 3)) if often else {62, 65, 74}
     for i, t, sightings in frames:
         if i not in reads:
-            sightings[:] = [s for s in sightings if s.label != "KD"]
+            sightings[:] = [s for s in sightings if s.label != "3C"]
     detector_pace = ReaderSettings(rest_frames=2, support_reads=2, min_confidence=0.5)
     obs, reader = _read(scene, frames, 4.0, settings=detector_pace, arms=_Arm(scene.seat_point(1), reached=2.0 - 0.16))
-    kings = [o for o in obs if o["card"] == "KD"]
+    threes = [o for o in obs if o["card"] == "3C"]
     if not often:  # three reads where no card fits: more often a misread than a wrong play
-        assert kings == [] and any(f.card == "KD" and "illegal read" in f.reason for f in reader.flags)
+        assert threes == [] and any(f.card == "3C" and "illegal read" in f.reason for f in reader.flags)
     else:
+        assert [o["player"] for o in threes] == ["ben"]
+        res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
+        assert [r["kind"] for r in res["rulings"] if r.get("card") == "3C"] == ["illegal"]
+
+
+@pytest.mark.parametrize("seen_coming", [False, True])
+def test_a_card_no_play_fits_is_ruled_only_when_seen_being_played(seen_coming):
+    """A King where no pile is, read often: seen carried there, an illegal play; only seen lying
+    there (a layout's card by the common area's edge, a misread), flagged, not ruled."""
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ana", 0, 1.0)
+    scene.play("KD", "ben", 5, 2.0)
+    frames = scene.frames(4.0) if seen_coming else _unseen_in_flight(scene, 4.0, "KD", 2.0)
+    obs, reader = _read(scene, frames, 4.0, arms=_Arm(scene.seat_point(1), reached=2.0 - 0.16))
+    kings = [o for o in obs if o["card"] == "KD"]
+    if seen_coming:
         assert [o["player"] for o in kings] == ["ben"]
         res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
         assert [r["kind"] for r in res["rulings"] if r.get("card") == "KD"] == ["illegal"]
+    else:
+        assert kings == [] and any(f.card == "KD" and f.reason.startswith("no play fits") for f in reader.flags)
+    assert [o["card"] for o in obs] == ["AC"] + (["KD"] if seen_coming else [])
 
 
 def test_a_contest_whose_both_copies_are_followed_infers_no_third_copy():
@@ -748,3 +767,25 @@ def test_a_flagged_play_is_confirmed_by_the_next_card_built_on_it(next_card, con
         assert [r["kind"] for r in rulings if r.get("card")] == ["accepted"] * 3
     else:
         assert ("2H", "ben") not in played and any(f.card == "2H" for f in reader.flags)
+
+
+def test_a_card_on_its_pile_followed_a_few_centimetres_across_it_later_is_not_played_again():
+    """A 2H played on the AH, unseen for seconds (covered), then followed 55 mm across the pile to
+    where it lay (nudged, or uncovered as a copy over it went): the same 2H, not a new play. A 2H
+    carried in from a player's side that late would be a (new, illegal) play."""
+    from vision.tracking import TableSighting
+
+    for start_mm, played_again in ((55.0, False), (260.0, True)):
+        scene = SyntheticScene(PLAYERS, seed=33, misread_rate=0.0, miss_rate=0.0)
+        scene.play("AH", "ana", 0, 1.0)
+        scene.play("2H", "ben", 0, 2.0)
+        sx, sy = scene.slots[0]
+        frames = scene.frames(9.0)
+        for i, t, sightings in frames:
+            if t >= 3.0:
+                sightings[:] = [s for s in sightings if s.label != "2H"]
+            if 6.0 <= t:
+                k = min((t - 6.0) / 0.3, 1.0)
+                sightings.append(TableSighting("2H", 0.9, sx + start_mm * (1 - k), sy))
+        obs, _ = _read(scene, frames, 9.0, arms=_Arm(scene.seat_point(1), reached=6.1))
+        assert [o["card"] for o in obs].count("2H") == (2 if played_again else 1)

@@ -71,9 +71,11 @@ class ReaderSettings:
     # waiting beside the pile: 60 s dev clips 4343/5153, staged 10 and 50 ms gaps, arms 0.17 and
     # 0.4 s apart)
     arm_contest_wide_s: float = 0.45
-    # a second arm whose player puts a card on another pile this close in time reached past this
-    # one on its way there (neighbouring piles on a busy table), it brought no copy here
-    arm_elsewhere_s: float = 0.5
+    # an arm whose player puts a card on another pile this close in time reached past this one on
+    # its way there (neighbouring piles on a busy table): it brought no card here. One hand plays
+    # one card at a time and fetches the next from its own layout: simulated players' plays were
+    # 1.48 s apart at least (16 dev clips); real hands are quicker, hence the margin
+    arm_elsewhere_s: float = 0.8
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -103,12 +105,23 @@ class ReaderSettings:
     # one whose last sighting before the rest lies farther and unseen_flight_s earlier (it jumped
     # from a recalled origin).
     unseen_flight_mm: float = 40.0
+    # a card whose whole path lies within this of where it rests, played there before, was not
+    # played again (8 fresh 60 s dev clips: a 2S of a tie both copies of which stayed, followed 40
+    # mm across its pile 18 s later, was reported as a new play)
+    resighted_mm: float = 80.0
     unseen_flight_s: float = 0.15
     # ... or one that got there faster than this from its last sighting: no hand carries a card that
     # fast (simulated reaches average 0.7-1.3 m/s, peaking under 2.5 m/s; 60 s dev clips 5151 and
     # 4343: a 3S and a 2H on a pile, read again, joined to another copy lying in a layout 340 and
     # 410 mm away 0.1 s before, were reported again as new plays)
     jump_mm_s: float = 3000.0
+    # A card never seen on its way whose read fits no play where it lies (no pile and not an Ace,
+    # another suit, a rank at or below the pile's top, or more than max_skip ranks above it) is no
+    # play to rule: a card of a layout by the common area's edge (its centre placed inside from one
+    # index), or a misread of a card on the pile. Flagged instead (8 fresh 60 s dev clips: 3 of 10
+    # illegal rulings, all phantoms; the other 7, true plays, lay 2-5 ranks above a pile's top
+    # after missed cards).
+    max_skip: int = 6
 
 
 @dataclass
@@ -136,6 +149,7 @@ class Landing:
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
     held: str = ""  # the last wait that held its report (development: where the delay goes)
     arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
+    unseen_arrival: bool = False  # never seen on its way to where it rests
 
     @property
     def path(self) -> list:
@@ -292,7 +306,14 @@ class PlayReader:
         track.landed_index = i
         origin = (track.first.x, track.first.y)
         path_less = False
-        if math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < self.s.unseen_flight_mm:
+        moved = math.hypot(origin[0] - rest[0], origin[1] - rest[1])
+        if self.s.unseen_flight_mm <= moved < self.s.resighted_mm and \
+                self._played_there_before(track.label, rest, float(track.samples[i].t)):
+            # a card played on this pile a while ago, followed a few centimetres across it (nudged,
+            # or uncovered when a copy over it went): the same card, not a new play of it
+            track.reported = True
+            return
+        if moved < self.s.unseen_flight_mm:
             # Never seen arriving. Either a card already played there shows again (the card over
             # it was taken back): not a play; or it arrived unseen (under a hand, while the camera
             # was blind): a play without a path or a clock.
@@ -320,6 +341,7 @@ class PlayReader:
             contact = self._first_sighting(track.samples, i, rest, player)
             path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
+        landing.unseen_arrival = path_less or math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < self.s.unseen_flight_mm
         self._contest_by_arms(landing, path_less)
         self.pending.append(landing)
         self._recent.append(landing)
@@ -336,7 +358,8 @@ class PlayReader:
         reached = []
         for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen):
             who, c, _ = self.attributor.attribute(entry, landing.rest)
-            if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached):
+            if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
+                    (who == landing.player or not self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)):
                 reached.append((t_arm, who))
         if len(reached) < 2:
             return
@@ -422,11 +445,35 @@ class PlayReader:
                 axis: float | None = None) -> tuple[str | None, float]:
         """(player, confidence) named by the arm that reached ``rest`` as the card came to rest there
         (its entry point standing in for the card's origin); (None, 0) when no arm was seen."""
-        entry = self.arms.entry(rest, t_rest - self.s.arm_before_s, t_rest + 0.1)
+        t0, t1 = t_rest - self.s.arm_before_s, t_rest + 0.1
+        if hasattr(self.arms, "reaches"):
+            # arms told apart by side: an arm whose player played on another pile just then only
+            # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away)
+            named = []
+            for t_arm, where in self.arms.reaches(rest, t0, t1):
+                who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
+                if who is not None and c >= self.s.path_conf:
+                    named.append((who, c, self._played_elsewhere(who, rest, t_arm + self.s.arm_lead_s)))
+            free = [(who, c) for who, c, busy in named if not busy]
+            if len(free) == 1 and len(named) > 1:
+                return free[0]
+        entry = self.arms.entry(rest, t0, t1)
         if entry is None:
             return None, 0.0
         p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
         return p2, c2
+
+    def _played_elsewhere(self, player: str, spot: Point, t: float) -> bool:
+        """Whether ``player`` put a card on another pile (reported, or landed and pending) within
+        ``arm_elsewhere_s`` of ``t``: their arm at ``spot`` then only reached past it."""
+        def away(where: Point) -> bool:
+            return math.hypot(where[0] - spot[0], where[1] - spot[1]) > self.registry.join_mm
+
+        if any(who == player and away(where) and abs(tc - t) < self.s.arm_elsewhere_s and g is None
+               for who, tc, where, g in self._plays):
+            return True
+        return any(p.player == player and not p.canceled and not p.unseen_arrival and away(p.rest)
+                   and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending)
 
     @staticmethod
     def _rest_axis(samples: list, i: int) -> float | None:
@@ -1023,8 +1070,10 @@ class PlayReader:
         # an illegal play costs its player: ruled only on a card read often enough (a read seen
         # twice where no card fits is more often a misread than a wrong play)
         thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
-        if confidence < self.s.min_confidence or unsure_owner or thin_illegal:
-            reason = "owner unknown" if landing.player is None else \
+        no_play = not legal and landing.unseen_arrival and not self._could_be_played(label, pile)
+        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play:
+            reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
+                "owner unknown" if landing.player is None else \
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
                 f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
                 f"illegal read seen only {len(track.samples)} times"
@@ -1101,6 +1150,19 @@ class PlayReader:
             self._confirmed.append(obs)
             return True
         return False
+
+    def _could_be_played(self, card: str, pile: Pile | None) -> bool:
+        """Whether ``card`` may be a play on ``pile`` (``None``: a new pile) after up to
+        ``max_skip`` - 1 cards played there unseen (see ``ReaderSettings.max_skip``)."""
+        if pile is None or pile.top is None:
+            return card.startswith("A")
+        try:
+            c, top = Card.parse(card), Card.parse(pile.top)
+        except UnknownCard:
+            return False  # a joker or an unreadable name: no telling what it stands for
+        if self.registry.foundation_rule == "same_suit" and c.suit != top.suit:
+            return False  # (other rules: the skipped cards' colours are unknown)
+        return 0 < c.rank - top.rank <= self.s.max_skip
 
     def _fits_on(self, card: str, below: str) -> bool:
         try:
