@@ -80,6 +80,22 @@ def test_a_card_carried_off_unseen_keeps_the_spot_it_left_as_origin():
     assert (track.last.x, track.last.y) == (600.0, 450.0)
 
 
+def test_a_copy_lying_where_the_detector_has_not_looked_since_is_not_the_card_carried_off():
+    """Another player's 7C lies in their layout; the detector looks only where things move, so
+    it is not seen again, but nobody looked there either: it is still lying there. A 7C seen landing
+    on a pile is not that card (a card of the player reaching from elsewhere, read only there)."""
+    tr = CardTracker(fps=30)
+    for i in range(5):
+        tr.hidden = {"7C": [(600.0, 820.0)]}
+        tr.update([], frame=i, t=i / 30)
+    tr.hidden = {}
+    tr.looked = [(400.0, 300.0, 800.0, 600.0)]  # only around the pile from now on
+    for i in range(5, 12):
+        tr.update([TableSighting("7C", 0.9, 600.0, 450.0)] if i >= 10 else [], frame=i, t=i / 30)
+    (track,) = tr.tracks.values()
+    assert (track.first.x, track.first.y) == (600.0, 450.0)  # no origin recalled from the layout
+
+
 def test_a_card_followed_from_its_spot_gets_no_recalled_origin():
     tr = CardTracker(fps=30)
     for i in range(5):

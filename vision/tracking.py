@@ -120,9 +120,10 @@ class CardTracker:
         # Cards the caller saw but chose not to track this frame (lying still outside the area of
         # interest): a track ending where one of them lies is not lost, so nothing is stitched to it.
         self.hidden: dict[str, list[tuple[float, float]]] = {}
-        # Where each such untracked card was last seen lying: [x, y, t, frame]. A card picked up
-        # there and carried off too fast (blurred, under the hand) to be read in flight shows up
-        # again only where it lands; the spot it vanished from is its origin (see _recall_origin).
+        # Where each such untracked card was last seen lying: [x, y, t, frame, looks there since
+        # without seeing it]. A card picked up there and carried off too fast (blurred, under the
+        # hand) to be read in flight shows up again only where it lands; the spot it vanished from
+        # is its origin (see _recall_origin).
         self._lying: dict[str, list[list[float]]] = {}
         self.recall_s = 1.0  # a card vanished this long ago may be the one now seen elsewhere
         self.recall_mm = 500.0  # ... at most this far away
@@ -231,12 +232,17 @@ class CardTracker:
             for x, y in spots:
                 for k in known:
                     if math.hypot(k[0] - x, k[1] - y) < 8.0:
-                        k[0], k[1], k[2], k[3] = x, y, t, frame
+                        k[0], k[1], k[2], k[3], k[4] = x, y, t, frame, 0
                         break
                 else:
-                    known.append([x, y, t, frame])
+                    known.append([x, y, t, frame, 0])
         for label in list(self._lying):
             self._lying[label] = [k for k in self._lying[label] if t - k[2] <= self.recall_s]
+            for k in self._lying[label]:
+                # looked at since it was last seen, and not seen: gone from there
+                if k[2] != t and (self.looked is None or any(b[0] + 20 <= k[0] <= b[2] - 20 and b[1] + 20 <= k[1] <= b[3] - 20
+                                                             for b in self.looked)):
+                    k[4] += 1
             if not self._lying[label]:
                 del self._lying[label]
 
@@ -251,8 +257,8 @@ class CardTracker:
             d = math.hypot(k[0] - s.x, k[1] - s.y)
             if d < 20.0:
                 return  # seen where it started from: followed from there, nothing to recall
-            if t - k[2] < 2.5 / self.fps or d > self.recall_mm:
-                continue
+            if t - k[2] < 2.5 / self.fps or d > self.recall_mm or not k[4]:
+                continue  # (not looked at since: it may well lie there still, another copy)
             if any(math.hypot(k[0] - x, k[1] - y) < 8.0 for x, y in self.hidden.get(track.label, ())):
                 continue
             if k[2] > best_t:
