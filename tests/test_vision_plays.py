@@ -232,8 +232,8 @@ def test_a_card_carried_over_unseen_is_timed_at_its_first_sighting_on_the_pile()
     obs = []
     for i in range(90):
         t = i / 30
-        # (an Ace: a card that may start a pile) lying in ana's layout (outside the common area, not followed) until 1.0 s, then carried
-        # off under the hand and first seen on the pile at 1.5 s
+        # an Ace (a card that may start a pile) lying in ana's layout (outside the common area, not
+        # followed) until 1.0 s, then carried off under the hand and first seen on the pile at 1.5 s
         tracker.hidden = {"AC": [(600.0, 820.0)]} if t < 1.0 else {}
         seen = [TableSighting("AC", 0.9, pile[0], pile[1])] if t >= 1.5 else []
         tracker.update(seen, i, t)
@@ -243,6 +243,29 @@ def test_a_card_carried_over_unseen_is_timed_at_its_first_sighting_on_the_pile()
     assert o["player"] == "ana"
     assert abs(o["t"] - (1.5 - 0.5 / 30)) < 1e-3  # not halfway through the unseen second
     assert o["uncertainty_ms"] >= 33.0
+
+
+@pytest.mark.parametrize("arm_seat, owner", [(0, "ana"), (2, "cy"), (None, "ana")])
+def test_a_card_whose_origin_was_recalled_from_a_layout_goes_to_the_arm_that_put_it_down(arm_seat, owner):
+    """An AC vanished from ana's layout and an AC first seen on a pile: its origin is recalled from
+    that layout (a guess). The arm seen reaching the pile names the player when it names another
+    (cy's own AC, ana's copy only covered); without an arm the recalled origin stands."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=23)
+    cfg = VisionConfig.from_dict(scene.config())
+    arm = None if arm_seat is None else _Arm(scene.seat_point(arm_seat), reached=1.3)
+    tracker, reader = CardTracker(fps=30), PlayReader(cfg, 30, arms=arm)
+    pile = scene.slots[7]
+    obs = []
+    for i in range(90):
+        t = i / 30
+        tracker.hidden = {"AC": [(600.0, 820.0)]} if t < 1.0 else {}
+        tracker.update([TableSighting("AC", 0.9, pile[0], pile[1])] if t >= 1.5 else [], i, t)
+        obs += reader.update(tracker.tracks, t)
+    obs += reader.flush(3.0)
+    (o,) = obs
+    assert o["player"] == owner
 
 
 def test_two_arms_reaching_a_pile_together_report_the_hidden_copy_as_a_contest():

@@ -329,12 +329,17 @@ class PlayReader:
                 # play (a rival copy lands within rival_wait_s of the first)
                 track.reported = True
                 return
-            if self._jumped(track.samples, i, rest) and self.arms is not None:
-                # its track joined another copy's sightings: that copy's spot says nothing of whose
-                # this card is; the arm that reached the spot does
+            if self.arms is not None:
+                # its track joined another copy's sightings (a jump), or took the spot a copy
+                # vanished from as its origin (a recalled origin, a guess): the arm that reached the
+                # spot says whose it is when it names someone else (8 fresh dev clips: of 12 such
+                # cards the arm and the origin agreed on 11; on the 12th the origin was another
+                # player's copy, covered by that player's hand when the detector looked, and the
+                # arm was right)
+                jumped = self._jumped(track.samples, i, rest)
                 p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes,
                                       self._rest_axis(track.samples, i))
-                if p2 is not None:
+                if p2 is not None and (jumped or p2 != player):
                     player, conf, how = p2, c2, "motion"
             # came from where it was last seen (a recalled origin) straight to the pile: no reach to
             # fit; it touched the pile shortly before it was first seen there, not halfway between
