@@ -425,10 +425,7 @@ class ArmWatcher:
         kept the blob: 8 fresh 60 s dev clips, three contests whose second arm was never found).
         Each with the line's farthest point in the blob (mm), towards the arm's player."""
         h, w = blob.shape
-        corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
-        sx = w / max(corners[1][0] - corners[0][0], 1e-9)
-        sy = h / max(corners[1][1] - corners[0][1], 1e-9)
-        x0, y0 = (spot_mm[0] - corners[0][0]) * sx, (spot_mm[1] - corners[0][1]) * sy
+        (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
         middles = {"left": (0.0, h / 2), "top": (w / 2, 0.0), "right": (float(w), h / 2), "bottom": (w / 2, float(h))}
         out: dict[str, tuple[float, float]] = {}
         steps = np.linspace(near_mm, far_mm, 12)
@@ -463,15 +460,20 @@ class ArmWatcher:
                 out[side] = (float(mm[0]), float(mm[1]))
         return out
 
+    def _spot_px(self, shape: tuple[int, int], spot_mm: tuple[float, float]) -> tuple[tuple[float, float], float, float]:
+        """``spot_mm`` in (fractional) pixels of a mask of ``shape``, and the px per mm along x and y."""
+        h, w = shape
+        corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
+        sx = w / max(corners[1][0] - corners[0][0], 1e-9)
+        sy = h / max(corners[1][1] - corners[0][1], 1e-9)
+        return ((spot_mm[0] - corners[0][0]) * sx, (spot_mm[1] - corners[0][1]) * sy), sx, sy
+
     def _blob_at(self, mask: np.ndarray, spot_mm: tuple[float, float]) -> np.ndarray | None:
         import cv2
 
         h, w = mask.shape
-        corners = self._to_mm(np.array([[0.0, 0.0], [float(w), float(h)]]))
-        sx = w / max(corners[1][0] - corners[0][0], 1e-9)
-        sy = h / max(corners[1][1] - corners[0][1], 1e-9)
-        x = int(round((spot_mm[0] - corners[0][0]) * sx))
-        y = int(round((spot_mm[1] - corners[0][1]) * sy))
+        (fx, fy), _, _ = self._spot_px(mask.shape, spot_mm)
+        x, y = int(round(fx)), int(round(fy))
         if not (0 <= x < w and 0 <= y < h):
             return None
         # an arm over a cloth of its own brightness breaks into pieces: join what lies close

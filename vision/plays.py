@@ -346,7 +346,7 @@ class PlayReader:
             contact = self._first_sighting(track.samples, i, rest, player)
             path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
-        landing.unseen_arrival = path_less or math.hypot(origin[0] - rest[0], origin[1] - rest[1]) < self.s.unseen_flight_mm
+        landing.unseen_arrival = path_less or moved < self.s.unseen_flight_mm
         self._contest_by_arms(landing, path_less)
         self.pending.append(landing)
         self._recent.append(landing)

@@ -214,9 +214,12 @@ class CardTracker:
         for track in self.tracks.values():
             if track.id in updated or not track.samples or track.last.t >= t:
                 continue
-            x, y = track.last.x, track.last.y
-            if self.looked is None or any(b[0] + 20 <= x <= b[2] - 20 and b[1] + 20 <= y <= b[3] - 20 for b in self.looked):
+            if self._looked_at(track.last.x, track.last.y):
                 track.missed_looks += 1
+
+    def _looked_at(self, x: float, y: float) -> bool:
+        """Whether the detector looked at (x, y) mm in the frame being updated (well inside a box)."""
+        return self.looked is None or any(b[0] + 20 <= x <= b[2] - 20 and b[1] + 20 <= y <= b[3] - 20 for b in self.looked)
 
     def _lying_unwatched(self, track: CardTrack) -> bool:
         """It lay still when last seen and the detector has hardly looked there since: it is most
@@ -240,8 +243,7 @@ class CardTracker:
             self._lying[label] = [k for k in self._lying[label] if t - k[2] <= self.recall_s]
             for k in self._lying[label]:
                 # looked at since it was last seen, and not seen: gone from there
-                if k[2] != t and (self.looked is None or any(b[0] + 20 <= k[0] <= b[2] - 20 and b[1] + 20 <= k[1] <= b[3] - 20
-                                                             for b in self.looked)):
+                if k[2] != t and self._looked_at(k[0], k[1]):
                     k[4] += 1
             if not self._lying[label]:
                 del self._lying[label]
