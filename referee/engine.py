@@ -82,7 +82,7 @@ def card_text(card: Card | None, joker: bool) -> str | None:
 class Touch:
     seq: int
     obs: CardTouched
-    player: str
+    player: str | None  # None: owner unknown until the table sets it (it scores for nobody)
     card: Card | None
     joker: bool
     round: "Round"
@@ -105,7 +105,7 @@ class Touch:
         arrival = o.release_t if rule == "release" and o.release_t is not None else o.t
         if not self.text:
             self.text = card_text(self.card, self.joker) or ""
-        self.key = (arrival, o.t, self.player, self.text, self.pile, self.seq)
+        self.key = (arrival, o.t, self.player or "", self.text, self.pile, self.seq)
         return self.key
 
 
@@ -415,7 +415,7 @@ class Engine:
 
     def _pre_reason(self, r: Round, tc: Touch) -> str | None:
         rules = self._rules
-        if self._known and tc.player not in self._known:
+        if self._known and tc.player is not None and tc.player not in self._known:
             return "unknown_player"
         if tc.joker:
             if rules.jokers != "on":
@@ -568,6 +568,10 @@ class Engine:
             if e.forced:
                 d["forced"] = True
                 d["message"] = "accepted by the table's admin (overturned)"
+        if tc.player is None:
+            d["owner_unknown"] = True  # scores for nobody until a set_owner correction names its owner
+            if d["kind"] == "accepted":
+                d["message"] = "on the pile, but nobody was seen playing it: the table names its owner"
         if tc.force is not None:
             d["overturned"] = True
         if tc.upheld is not None:
@@ -670,6 +674,8 @@ class Engine:
                     continue
                 if not void:
                     for e in cards:
+                        if e.player is None:
+                            continue  # owner unknown: it builds the pile but scores for nobody
                         u = self.unit_of(e.player)
                         centre[u] = centre.get(u, 0) + 1
                 touches = self.touches

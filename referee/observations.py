@@ -69,7 +69,7 @@ class CardTouched:
 
     t: float
     card: Card | None  # None only for an undeclared Joker
-    player: str
+    player: str | None  # None: seen on the pile, but nobody was seen playing it (owner unknown)
     pile: str
     uncertainty_ms: float = 0.0
     confidence: float | None = None
@@ -209,7 +209,9 @@ def parse_event(d: Any) -> Event:
         if type(t) is not float or not 0.0 <= t < math.inf:
             t = _time(d, "t")
         player = d.get("player")
-        if type(player) is not str or not player or player.isspace():
+        if player is None and "player" in d:
+            pass  # seen on the pile, nobody seen playing it: the owner is the table's to set
+        elif type(player) is not str or not player or player.isspace():
             player = _name(d, "player")
         u = d.get("uncertainty_ms")
         if u is None:

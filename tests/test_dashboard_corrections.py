@@ -154,6 +154,23 @@ def test_returned_cards_are_listed_for_review_and_counted_apart(admin, game):
     assert "in flight at the Nerts call" in admin.get(f"/review/{seq}").get_data(as_text=True)
 
 
+def test_a_card_of_unknown_owner_is_listed_for_review_and_the_table_names_its_owner(admin, game):
+    log = EventLog.open(game)
+    try:  # vision found a 4H on the pile over ana's 3H, nobody seen playing it
+        seq = log.append({"type": "card_touched", "t": 3.0, "card": "4H", "player": None, "pile": "p1"})
+    finally:
+        log.close()
+    admin.application.extensions["nerts"].store.refresh()
+    before = totals(admin.get("/api/game"))
+    index = admin.get("/review").get_data(as_text=True)
+    assert f'<a href="/review/{seq}">' in index and "owner unknown" in index
+    page = admin.get(f"/review/{seq}").get_data(as_text=True)
+    assert "nobody was seen playing it" in page and "None" not in re.sub(r"<script.*?</script>", "", page, flags=re.S)
+    r = fix(admin, seq, action="set_owner", player="ben", reason="blue back when the piles were counted")
+    assert r.status_code == 200 and r.get_json()["ruling"]["player"] == "ben"
+    assert totals(r)["ben"] == before["ben"] + 1 and totals(r)["ana"] == before["ana"]
+
+
 def test_game_body_follows_the_log(client, game):
     page = client.get("/game").get_data(as_text=True)
     assert 'id="game-body" data-seq="10"' in page and "game.js" in page

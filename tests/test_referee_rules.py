@@ -366,6 +366,22 @@ def test_unknown_player():
     assert by_seq(replay([START(), T(1, "AS", "zed", "p1")]))[2]["kind"] == "accepted"
 
 
+def test_a_card_whose_owner_nobody_saw_builds_the_pile_scores_for_nobody_until_the_table_names_it():
+    ev = [START(), T(1, "AS", "ana", "p1"), T(2, "2S", None, "p1"), T(3, "3S", "ben", "p1"), END(9, ana=0, ben=0)]
+    res = play(ev, players=PLAYERS[:2])
+    r = by_seq(res)
+    assert r[3]["kind"] == "accepted" and r[3]["owner_unknown"] and r[3]["player"] is None
+    assert "nobody was seen playing it" in r[3]["message"]
+    assert r[4]["kind"] == "accepted"  # the 3S fits on it: no cascade of wrong-rank rulings
+    assert pile(res, "p1") == ["AS", "2S", "3S"]
+    assert res.totals == {"ana": 1, "ben": 1}
+    # a card of unknown owner still must fit its pile
+    assert by_seq(play([START(), T(1, "AS", "ana", "p1"), T(2, "3S", None, "p1")]))[3]["reason"] == "wrong_rank"
+    # the table names the owner: re-scored
+    fixed = play(ev + [FIX(3, "set_owner", player="ben")], players=PLAYERS[:2])
+    assert fixed.totals == {"ana": 1, "ben": 2} and "owner_unknown" not in by_seq(fixed)[3]
+
+
 def test_rounds_are_delimited_in_time_so_late_reports_count_in_their_round():
     ev = [START(0), T(1, "AS", "ana", "p1"), CALL(5, "ana"), END(6, ana=0, ben=0),
           START(10), T(4.5, "2S", "ben", "p1"),  # round 1's card, reported after round 2 began

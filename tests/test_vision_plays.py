@@ -400,8 +400,10 @@ def test_a_card_followed_to_a_pile_that_a_second_arm_reached_too_brings_its_hidd
 @pytest.mark.parametrize("often", [False, True])
 def test_an_illegal_play_is_ruled_only_on_a_card_read_often_enough(often):
     scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
-    scene.play("AC", "ana", 0, 1.0)
-    scene.play("3C", "ben", 0, 2.0)  # on the AC: illegal (unless a 2C went unseen: it may be a play)
+    scene.play("AC", "ana", 0, 1.6)
+    # on the AC: illegal (no 2C could have been played unseen in the 0.4 s between, see
+    # test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner)
+    scene.play("3C", "ben", 0, 2.0)
     frames = _unseen_in_flight(scene, 4.0, "3C", 2.0)
     # read at the detector's pace (every 3rd frame), or only three times
     reads = set(range(62, 120, 3)) if often else {62, 65, 74}
@@ -417,6 +419,38 @@ def test_an_illegal_play_is_ruled_only_on_a_card_read_often_enough(often):
         assert [o["player"] for o in threes] == ["ben"]
         res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
         assert [r["kind"] for r in res["rulings"] if r.get("card") == "3C"] == ["illegal"]
+
+
+@pytest.mark.parametrize("seen_coming, t_four", [(False, 4.0), (True, 4.0), (True, 26.0)])
+def test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner(seen_coming, t_four):
+    """A 4C on a pile whose 2C was the last card seen: the 3C under it was played unseen. It is
+    reported as found on the pile (owner unknown, timed between its neighbours), so the 4C and
+    the 5C built on it are accepted instead of cascading wrong-rank rulings."""
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ana", 0, 1.0)
+    scene.play("2C", "cy", 0, 2.0)
+    scene.play("3C", "dee", 0, 3.0)
+    scene.play("4C", "ben", 0, t_four)
+    scene.play("5C", "ana", 0, t_four + 1.0)
+    end = t_four + 2.5
+    frames = scene.frames(end)
+    for _, t, sightings in frames:  # the 3C is never seen (under a hand, then under the 4C)
+        sightings[:] = [x for x in sightings if x.label != "3C"]
+    if not seen_coming:
+        for _, t, sightings in frames:
+            if t_four - 0.5 < t < t_four:
+                sightings[:] = [x for x in sightings if x.label != "4C"]
+    obs, reader = _read(scene, frames, end, arms=_Arm(scene.seat_point(1), reached=t_four - 0.16))
+    assert [(o["card"], o["player"]) for o in obs] == \
+        [("AC", "ana"), ("2C", "cy"), ("3C", None), ("4C", "ben"), ("5C", "ana")]
+    three = obs[2]
+    assert 2.0 < three["t"] < t_four and "played unseen" in three["evidence"]["inferred"]
+    # half the time between its neighbours is its sigma (at most what the event schema takes)
+    assert three["uncertainty_ms"] == pytest.approx(min(500 * (obs[3]["t"] - obs[1]["t"]), 10000), abs=0.1)
+    res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
+    kinds = {r["card"]: r["kind"] for r in res["rulings"] if r.get("card")}
+    assert set(kinds.values()) == {"accepted"}
+    assert [r for r in res["rulings"] if r.get("card") == "3C"][0]["owner_unknown"]
 
 
 @pytest.mark.parametrize("seen_coming", [False, True])

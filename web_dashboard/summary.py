@@ -210,12 +210,13 @@ def rulings_by_seq(state: dict) -> dict[int, list[dict]]:
 
 
 def reviewable(state: dict) -> list[dict]:
-    """Card rulings a table may contest: disputes, illegal plays, cards returned at the call, and
-    any ruling already corrected (an overturned illegal play becomes ``accepted`` and must stay
+    """Card rulings a table may contest: disputes, illegal plays, cards returned at the call, cards
+    seen on a pile whose owner nobody saw (the table names it), and any ruling already corrected (an overturned illegal play becomes ``accepted`` and must stay
     reviewable), in log order."""
     return [r for r in state.get("rulings") or []
             if isinstance(r, dict) and r.get("card") is not None and isinstance(r.get("seq"), int)
-            and (r.get("kind") in REVIEW_KINDS or r.get("overturned") or r.get("upheld") or r.get("corrections"))]
+            and (r.get("kind") in REVIEW_KINDS or r.get("owner_unknown") or r.get("overturned") or r.get("upheld")
+                 or r.get("corrections"))]
 
 
 def card_rulings(state: dict) -> list[dict]:
@@ -243,8 +244,8 @@ def ruling_text(ruling: dict) -> str:
     card, pile, player = ruling.get("card"), ruling.get("pile"), ruling.get("player")
     message = ruling.get("message") or kind
     if card is not None:
-        head = f"{player} {card} on {pile}"
-        if kind == "accepted" and not ruling.get("overturned"):
+        head = f"{player or 'owner unknown:'} {card} on {pile}"
+        if kind == "accepted" and not ruling.get("overturned") and not ruling.get("owner_unknown"):
             return head
         if kind == "dispute":
             margin, sigma = _ms(ruling.get("margin_ms")), _ms(ruling.get("sigma_ms"))

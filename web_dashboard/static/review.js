@@ -6,6 +6,8 @@
   var COLOURS = ["#d1495b", "#2e86ab", "#3b9c3b", "#edae49", "#8d6cab", "#00798c"];
   var data, video, canvas, frames, times;
 
+  function who(c) { return c.player || "owner unknown"; }  /* a card seen on a pile, nobody seen playing it */
+
   function frameAt(t) {
     /* index into `frames` of the frame showing at time t (last frame starting at or before t) */
     var lo = 0, hi = times.length - 1, best = -1;
@@ -49,13 +51,13 @@
         c.outline.forEach(function (p, i) { if (i) ctx.lineTo(p[0], p[1]); else ctx.moveTo(p[0], p[1]); });
         ctx.closePath(); ctx.stroke();
         ctx.fillStyle = colour;
-        ctx.fillText(c.player + " " + c.card + (t >= c.t ? " ✓ touched" : ""), c.outline[0][0], c.outline[0][1] - 6);
+        ctx.fillText(who(c) + " " + c.card + (t >= c.t ? " ✓ touched" : ""), c.outline[0][0], c.outline[0][1] - 6);
         ctx.globalAlpha = 1;
       }
     });
     /* the caption: each contender's contact time, the margin and its uncertainty */
     var lines = data.contenders.map(function (c) {
-      return c.player + " " + (c.t === null ? "?" : c.t.toFixed(3) + " s") +
+      return who(c) + " " + (c.t === null ? "?" : c.t.toFixed(3) + " s") +
         (c.uncertainty_ms !== null && c.uncertainty_ms !== undefined ? " ± " + Math.round(c.uncertainty_ms) + " ms" : "");
     });
     if (data.ruling.margin_ms !== null && data.ruling.margin_ms !== undefined) {
@@ -90,7 +92,7 @@
       var u = (c.uncertainty_ms || 0) / 1000;
       add("rect", { "class": "band", x: x(c.t - u), y: 8 + k * 14, width: Math.max(1, x(c.t + u) - x(c.t - u)), height: 12, fill: colour });
       add("line", { "class": "mark", x1: x(c.t), x2: x(c.t), y1: 6 + k * 14, y2: 22 + k * 14, stroke: colour });
-      add("text", { x: x(c.t) + 4, y: 18 + k * 14 }, c.player);
+      add("text", { x: x(c.t) + 4, y: 18 + k * 14 }, who(c));
     });
     (data.markers || []).forEach(function (m) {
       add("line", { "class": "mark", x1: x(m.t), x2: x(m.t), y1: 0, y2: 55, stroke: "#b3261e", "stroke-dasharray": "3 2" });
