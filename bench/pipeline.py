@@ -124,14 +124,19 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
     seen = [e for e in read_jsonl(out / "observations.jsonl") if e["type"] == "card_touched"]
     summary = json.loads((clip / "truth.json").read_text())
     result = json.loads((out / "result.json").read_text())
-    # one-to-one matching: same card, closest time within half a second (or the report's stated
-    # uncertainty: a card found on a pile, played unseen, is timed only between its neighbours),
-    # same player preferred
+    # one-to-one matching: same card, closest time within half a second (a card found on a pile,
+    # played unseen, is timed only between its neighbours: anywhere between them), same player
+    # preferred
+    def near(o: dict, tr: dict) -> bool:
+        between = (o.get("evidence") or {}).get("between") if o["player"] is None else None
+        if between:
+            return between[0] - 0.5 < tr["t"] < between[1] + 0.5
+        return abs(o["t"] - tr["t"]) < 0.5
+
     pairs, used = [], set()
     for tr in sorted(truth, key=lambda e: e["t"]):
         cands = [(abs(o["t"] - tr["t"]) + (0 if o["player"] == tr["player"] else 0.25), k)
-                 for k, o in enumerate(seen) if k not in used and o["card"] == tr["card"]
-                 and abs(o["t"] - tr["t"]) < max(0.5, (o.get("uncertainty_ms") or 0.0) / 1000.0)]
+                 for k, o in enumerate(seen) if k not in used and o["card"] == tr["card"] and near(o, tr)]
         if cands:
             _, k = min(cands)
             used.add(k)

@@ -445,6 +445,7 @@ def test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner(se
         [("AC", "ana"), ("2C", "cy"), ("3C", None), ("4C", "ben"), ("5C", "ana")]
     three = obs[2]
     assert 2.0 < three["t"] < t_four and "played unseen" in three["evidence"]["inferred"]
+    assert three["evidence"]["between"] == pytest.approx([obs[1]["t"], obs[3]["t"]], abs=1e-3)
     # half the time between its neighbours is its sigma (at most what the event schema takes)
     assert three["uncertainty_ms"] == pytest.approx(min(500 * (obs[3]["t"] - obs[1]["t"]), 10000), abs=0.1)
     res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
@@ -615,6 +616,47 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     scene.play("2H", "cy", 0, 2.0)
     obs, _ = _read(scene, _unseen_in_flight(scene, 3.5, "2H", 2.0), 3.5, arms=arms)
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
+
+
+class _ArmsAtLeaving(_ArmsAt):
+    """:class:`_ArmsAt` with each pile's arms leaving: ``{spot: (entry, [(arrival, entry, departure)])}``;
+    the last arm to leave a pile rested its hand there first (took a copy back)."""
+
+    def __init__(self, by_spot):
+        super().__init__({spot: (e, [(a, w) for a, w, _ in arms]) for spot, (e, arms) in by_spot.items()})
+        self.leaving = {spot: arms for spot, (_, arms) in by_spot.items()}
+
+    def _gone(self, spot):
+        return min(self.leaving.items(), key=lambda kv: math.hypot(kv[0][0] - spot[0], kv[0][1] - spot[1]))[1]
+
+    def departures(self, spot, t0, t1):
+        return {f"side{k}": (d, w) for k, (_, w, d) in enumerate(self._gone(spot)) if t0 <= d <= t1}
+
+    def last_move(self, spot, t0, t1):
+        _, w, d = max(self._gone(spot), key=lambda a: a[2])
+        return (d - 0.1, d, w) if t0 <= d <= t1 else None
+
+
+@pytest.mark.parametrize("ben_left", [2.2, 2.55])
+def test_an_arm_that_stayed_to_take_a_contest_copy_back_brings_no_copy_to_the_next_pile(ben_left):
+    """ben's arm loses a 2H contest (cy's copy seen, ben's only as his arm) and stays on the pile
+    to take his copy back; leaving it, it passes the next pile as dee plays a 2S there: no copy of
+    ben's there. Had both arms left the 2H together (a tie), nothing tells where ben's arm went."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AS", "ana", 1, 1.2)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("2S", "dee", 1, 2.9)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    frames = [(i, t, [x for x in s if x.label != "2S" or t >= 2.95]) for i, t, s in frames]
+    cy, ben, dee, ana = (scene.seat_point(k) for k in (2, 1, 3, 0))
+    arms = _ArmsAtLeaving({
+        scene.slots[0]: (cy, [(1.0 - 0.16, ana, 1.3), (2.03 - 0.16, cy, 2.15), (2.0 - 0.16, ben, ben_left)]),
+        scene.slots[1]: (dee, [(1.2 - 0.16, ana, 1.5), (2.9 - 0.16, dee, 3.1), (2.92 - 0.16, ben, 3.05)])})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
+    spades = sorted(o["player"] for o in obs if o["card"] == "2S")
+    assert spades == (["dee"] if ben_left > 2.5 else ["ben", "dee"])
 
 
 def test_a_card_read_again_on_its_pile_with_another_copys_origin_is_not_a_new_play():

@@ -218,7 +218,8 @@ class PlayReader:
         self._done: list[tuple[str, Point]] = []  # cards reported or flagged: where they lay
         self._hidden: list[tuple[Landing, dict[str, Any], float]] = []  # inferred copies: (landing, its report, due)
         # (player, contact, spot, arms' gap for a copy inferred from a second arm else None) of
-        # every play reported
+        # every play reported, and (player, departure, spot, None) of every arm seen staying at a
+        # pile to take a contest's copy back (where each player's arm was, and when)
         self._plays: list[tuple[str, float, Point, float | None]] = []
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
@@ -1036,8 +1037,10 @@ class PlayReader:
         v_first = va if first is a else vb
         v_second = vb if first is a else va
         diff = abs(va - vb)
-        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label) \
+        left = self._arm_exits(spot, (a.player, a.contact), (b.player, b.contact)) if a.player != b.player else None
+        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label, left) \
             if a.player != b.player else None
+        self._arm_stayed(took, left, spot)
         occlusion = None
         if took is not None:
             over = a if took.who == a.player else b
@@ -1193,7 +1196,8 @@ class PlayReader:
                 "type": "card_touched", "t": round(t_top + span * k / (skipped + 1), 4), "card": name,
                 "player": None, "pile": pile.id, "uncertainty_ms": round(min(500.0 * span, 10000.0), 1),
                 "confidence": round(confidence, 3),
-                "evidence": {"frames": list(frames), "inferred": f"under {card} on the pile: played unseen"},
+                "evidence": {"frames": list(frames), "inferred": f"under {card} on the pile: played unseen",
+                             "between": [round(t_top, 4), round(t, 4)]},  # (its neighbours' contacts)
             })
         self._top_t[pile.id] = t
         return out
@@ -1313,6 +1317,14 @@ class PlayReader:
             return None  # the other arm did not stay on to take its copy back: both may stay (a tie)
         return TakeBack(other, lag, False, survivor, self.s.survivor_reliability)
 
+    def _arm_stayed(self, took: "TakeBack | None", left: dict[str, float] | None, spot: Point) -> None:
+        """The arm that took a contest's copy back was at ``spot`` until it left: until then, and
+        ``arm_elsewhere_s`` after, it brought no card to another pile (8 fresh 60 s dev clips
+        5200-5207: a loser's arm, leaving its pile with its copy, passed a neighbouring pile 0.5 s
+        later and was inferred as a second copy there)."""
+        if took is not None and left and took.who in left:
+            self._plays.append((took.who, left[took.who], spot, None))
+
     def _arm_takeback(self, spot: Point, a: tuple[str | None, ContactEstimate],
                       b: tuple[str | None, ContactEstimate],
                       left: dict[str, float] | None) -> tuple[str, float, bool] | None:
@@ -1392,6 +1404,7 @@ class PlayReader:
             # 5153: two phantom copies), while both arms of every staged contest were seen leaving
             return [seen]
         took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left)
+        self._arm_stayed(took, left, landing.rest)
         if took is None and landing.rival_needs_takeback:
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
         if took is not None:
