@@ -130,6 +130,15 @@ class ReaderSettings:
     # of the top's own copy as a higher rank (a 5H contest's copy read 8H, 0.04 s apart) is no
     # sign of cards played between.
     fill_gap_s: float = 0.5
+    # a card never seen on its way, first seen within this of the next card of its suit lying on it,
+    # both put there by one player's arm, lay there before (see PlayReader._found_under)
+    found_with_s: float = 0.25
+    # an illegal read never seen on its way, at rest this soon after a card reported where it lies,
+    # is flagged as a second read of that card, not ruled (see PlayReader._just_played_there)
+    reread_within_s: float = 1.0
+
+
+FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
 
 
 @dataclass
@@ -932,7 +941,8 @@ class PlayReader:
             landing.retimed = True
             self._retime(landing)
         self._check_owner(landing)
-        out = [self._report(landing, label, pile, legal, t)]
+        extra = self._found_under(landing, label, pile) if legal else None
+        out = [self._report(landing, label, pile, legal, t, extra=extra)]
         if out[0] and landing.hidden_rival is not None and not label.startswith("A"):
             # (an Ace starts a pile of its own: two Aces are never a contest for one spot; a read
             # illegal on its pile still may be one: after a missed play the pile's top is wrong,
@@ -1088,12 +1098,14 @@ class PlayReader:
         # twice where no card fits is more often a misread than a wrong play)
         thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
         no_play = not legal and landing.unseen_arrival and not self._could_be_played(label, pile)
-        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play:
+        reread = not legal and landing.unseen_arrival and self._just_played_there(landing)
+        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play or reread:
             reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
                 "owner unknown" if landing.player is None else \
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
                 f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
-                f"illegal read seen only {len(track.samples)} times"
+                f"illegal read seen only {len(track.samples)} times" if thin_illegal else \
+                "an illegal read where a card was played a moment before: a second read of it?"
             flag = Flag(landing.contact.t, reason, label, pile.id if pile else None, frames)
             self.flags.append(flag)
             self._done.append((label, landing.rest))
@@ -1196,7 +1208,7 @@ class PlayReader:
                 "type": "card_touched", "t": round(t_top + span * k / (skipped + 1), 4), "card": name,
                 "player": None, "pile": pile.id, "uncertainty_ms": round(min(500.0 * span, 10000.0), 1),
                 "confidence": round(confidence, 3),
-                "evidence": {"frames": list(frames), "inferred": f"under {card} on the pile: played unseen",
+                "evidence": {"frames": list(frames), "attribution": FOUND, "inferred": f"under {card} on the pile: played unseen",
                              "between": [round(t_top, 4), round(t, 4)]},  # (its neighbours' contacts)
             })
         self._top_t[pile.id] = t
@@ -1223,8 +1235,48 @@ class PlayReader:
 
     def _unsure_owner(self, landing: Landing) -> bool:
         """No player, or one named only by a direction (the card's path or an arm) that hardly
-        points at a seat; a back seen on the card is sure enough by itself."""
+        points at a seat; a back seen on the card is sure enough by itself. (A card found on the
+        pile is reported with no owner on purpose: the table names it.)"""
+        if landing.how == FOUND:
+            return False
         return landing.player is None or (landing.how in ("arm", "motion") and landing.player_conf < self.s.min_player_conf)
+
+    def _just_played_there(self, landing: Landing) -> bool:
+        """A card was reported (or flagged) within ``same_pile_mm`` of where ``landing`` rests,
+        at rest there less than ``reread_within_s`` before it: a read of ``landing`` that is illegal
+        there and was never seen on its way is more likely that card read again (fresh dev clip
+        5202: a 5H contest's copy, read 8H 0.5 s after the 5H came to rest 16 mm away)."""
+        x, y = landing.rest
+        return any(math.hypot(p[0] - x, p[1] - y) < self.s.same_pile_mm
+                   and 0.0 <= landing.t_rest - t_rest <= self.s.reread_within_s for _, p, t_rest in self._done_at)
+
+    def _found_under(self, landing: Landing, label: str, pile: Pile | None) -> dict[str, Any] | None:
+        """A card never seen on its way, first seen on its pile together with the next card of its
+        suit lying on it, both put there (by the arms' word) by one player: one hand brings one
+        card, so this one lay there before, unseen under the hands (fresh dev clip 5203: a 3C
+        contest's surviving copy, first read when the 4C came 3 s later, was given to the 4C's
+        player). It is reported as found on the pile, owner unknown, timed between the pile's
+        previous card and its first sighting; returns the report's extra evidence, else None."""
+        if not landing.unseen_arrival or landing.player is None or pile is None or pile.top is None:
+            return None
+        t_top = self._top_t.get(pile.id)
+        first = landing.track.first.t
+        if t_top is None or first <= t_top:
+            return None
+        x, y = landing.rest
+        for other in self.pending + self._recent:
+            if other is landing or other.canceled or not other.unseen_arrival or other.player != landing.player:
+                continue
+            if abs(other.track.first.t - first) > self.s.found_with_s or \
+                    math.hypot(other.rest[0] - x, other.rest[1] - y) > self.s.same_pile_mm:
+                continue
+            if other.track.label and other.track.label != "BACK" and self._fits_on(other.track.label, label):
+                span = first - t_top
+                landing.player, landing.how, landing.hidden_rival = None, FOUND, None
+                landing.contact = landing.contact.shifted(t_top + span / 2, min(500.0 * span, 10000.0))
+                return {"inferred": f"under {other.track.label}, first seen with it: played unseen",
+                        "between": [round(t_top, 4), round(first, 4)]}
+        return None
 
     def _sure_enough(self, landing: Landing, label: str) -> bool:
         """Whether the read and its owner are sure enough to report now."""
