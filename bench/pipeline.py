@@ -49,9 +49,11 @@ GAPS = "0,5,10,20,33,50,100"
 K_SIGMA = 2.0
 
 
-def simulate(seed: int, out: Path, seconds: float, rounds: int) -> None:
+def simulate(seed: int, out: Path, seconds: float, rounds: int, mistakes: float = 0.0) -> None:
     cmd = [sys.executable, "-m", "nerts_referee", "simulate", "--players", "4", "--seed", str(seed),
            "--out", str(out), "--disputes", GAPS, "--rounds", str(rounds), "--max-seconds", str(seconds), "--quiet"]
+    if mistakes:
+        cmd += ["--mistakes", str(mistakes)]
     subprocess.run(cmd, check=True, cwd=REPO, stdout=subprocess.DEVNULL)
 
 
@@ -170,10 +172,25 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
         "plays": len(truth), "found": len(pairs), "phantoms": len(seen) - len(used),
         "attributed": sum(1 for tr, o in pairs if o["player"] == tr["player"]),
         "owner_unknown": sum(1 for o in seen if o["player"] is None),
+        **_illegal_plays(summary, result),
         "owner_unknown_found": sum(1 for _, o in pairs if o["player"] is None),
         "timing_ms": timing, "disputes": disputes, "rounds": len(rounds_true), "rounds_exact": exact,
         "footage_s": summary.get("duration_s", 0.0), "detail": detail, "waits": waits,
     }
+
+
+def _illegal_plays(summary: dict, result: dict) -> dict:
+    """The simulator's illegal plays (``mistakes``) ruled illegal, and illegal rulings on anything else."""
+    illegal = [r for r in result["rulings"] if r.get("kind") == "illegal"]
+    caught, used = 0, set()
+    for m in summary.get("mistakes", []):
+        hits = [k for k, r in enumerate(illegal) if k not in used and r.get("card") == m["card"]
+                and abs((r.get("t") or 0.0) - m["t"]) < 0.5]
+        if hits:
+            used.add(hits[0])
+            caught += 1
+    return {"illegal_true": len(summary.get("mistakes", [])), "illegal_caught": caught,
+            "illegal_wrong": len(illegal) - len(used)}
 
 
 def _wait_row(tr: dict, o: dict) -> dict:
@@ -223,6 +240,10 @@ def main() -> int:
     ap.add_argument("--seeds", help="comma-separated simulator seeds for development runs (default: the "
                     "final-figure seeds, never developed on)")
     ap.add_argument("--detail", action="store_true", help="print each dispute and phantom (development)")
+    ap.add_argument("--mistakes", type=float, default=0.0, metavar="P",
+                    help="bots misjudge and play an illegal card with this chance when they have nothing to play "
+                         "(simulate --mistakes; default 0, as the issue's figures): measures illegal plays ruled "
+                         "illegal (use another --keep folder: the clips differ)")
     args = ap.parse_args()
     seeds = SEEDS
     if args.seeds:
@@ -246,14 +267,14 @@ def main() -> int:
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     work.mkdir(parents=True, exist_ok=True)
     totals = {"plays": 0, "found": 0, "phantoms": 0, "attributed": 0, "rounds": 0, "rounds_exact": 0,
-              "owner_unknown": 0, "owner_unknown_found": 0}
+              "owner_unknown": 0, "owner_unknown_found": 0, "illegal_true": 0, "illegal_caught": 0, "illegal_wrong": 0}
     timing, disputes, delays, factors, peaks, ms_frame, cpu_share = [], [], [], [], [], [], []
     waits: list[dict] = []
     for seed in seeds[: args.clips]:
         clip, out = work / f"clip-{seed}", work / f"out-{seed}"
         if not (clip / "table.mp4").exists():
             t0 = time.perf_counter()
-            simulate(seed, clip, args.seconds, args.rounds)
+            simulate(seed, clip, args.seconds, args.rounds, args.mistakes)
             print(f"seed {seed}: simulated in {time.perf_counter() - t0:.0f} s", flush=True)
         stats, wall, peak, cpu = analyze(clip, out, source, args.weights)
         s = score(clip, out, args.detail)
@@ -301,6 +322,8 @@ def main() -> int:
     print(f"  first touch, gap = 10 ms        {fmt(r10, '>= 90%', None if r10 is None else r10 >= 90, '%')}"
           f"   ({sum(d['correct'] for d in ten)}/{len(ten)}; ties {sum(d['tie'] for d in ten)})")
     print(f"  ties outside stated uncertainty {fmt(len(bad_ties), '0', len(bad_ties) == 0)}")
+    print(f"  illegal plays ruled illegal     {totals['illegal_caught']:>7d} of {totals['illegal_true']:<4d}"
+          f"  (no target; --mistakes {args.mistakes:g}; {totals['illegal_wrong']} illegal rulings of anything else)")
     print(f"  rounds with exact totals        {fmt(rounds_exact, '>= 95%', None if rounds_exact is None else rounds_exact >= 95, '%')}"
           f"   ({totals['rounds_exact']}/{totals['rounds']})")
     rt = min(factors) if factors else None

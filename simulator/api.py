@@ -51,6 +51,7 @@ class SimulationConfig:
     names: list[str] | None = None
     backs: list[str] | None = None
     land_after_call: bool = False  # cards in the air at the Nerts call still land (see GameConfig)
+    mistakes: float = 0.0  # chance of a misjudged (illegal) play when a bot has nothing to play (see GameConfig)
     markers: bool = True
     cloth: str | None = None
     noise: float = 2.5
@@ -85,7 +86,7 @@ class SimulationConfig:
         return GameConfig(players=self.players, seed=self.seed, names=self.names, backs=self.backs,
                           rules=dict(self.rules), skill=self.skill, disputes=list(self.disputes),
                           rounds=self.rounds, max_seconds=self.max_seconds,
-                          land_after_call=self.land_after_call)
+                          land_after_call=self.land_after_call, mistakes=self.mistakes)
 
 
 @dataclass
@@ -152,6 +153,7 @@ def summary(record: GameRecord, cfg: SimulationConfig, frames: int, deck_name: s
                     "ended_by": r.ended_by, "caller": r.caller, "centre_cards": r.centre,
                     "nerts_left": r.nerts_left, "scores": r.scores} for r in record.rounds],
         "disputes": [d.to_dict() for d in record.disputes],
+        "mistakes": record.mistakes,
         "unstaged_disputes_ms": record.unstaged,
     }
 

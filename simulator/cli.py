@@ -65,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a RULES.md setting, e.g. --rule tie_window_ms=50 --rule teams=pairs")
     p.add_argument("--preset", default="ultrafast", choices=("ultrafast", "superfast", "veryfast", "faster", "fast", "medium"),
                    help="x264 preset (default ultrafast: fastest; veryfast makes ~5x smaller files)")
+    p.add_argument("--mistakes", type=float, default=0.0, metavar="P",
+                   help="chance that a bot with nothing to play misjudges a card and plays it illegally "
+                        "(taken back a moment later; listed in truth.json); default 0")
     p.add_argument("--land-after-call", action="store_true",
                    help="cards within 350 ms of contact at the Nerts call still land (ruled by in_flight_at_call)")
     p.add_argument("--no-markers", action="store_true", help="no ArUco markers at the table corners")
@@ -84,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         yolo_every=args.yolo_every, skill=args.skill, rules=dict(args.rule), markers=not args.no_markers,
         video=not args.no_video, poses=not args.no_poses and not args.no_video, progress=not args.quiet,
         preset=args.preset, poses_every=args.poses_every, land_after_call=args.land_after_call,
+        mistakes=args.mistakes,
         cloth=args.cloth)
     if not 0.0 <= args.skill <= 1.0:
         raise UsageError(f"--skill: {args.skill!r} is not allowed; allowed values: 0 to 1")
@@ -96,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     staged = [d for d in rec.disputes if d.staged]
     print(f"disputes: {len(rec.disputes)} ({len(staged)} staged)"
           + (f"; not staged: {', '.join(f'{g:g}' for g in rec.unstaged)} ms" if rec.unstaged else ""))
+    if rec.mistakes:
+        print(f"illegal plays (misjudged, taken back): {len(rec.mistakes)}")
     print("totals: " + ", ".join(f"{n} {t}" for n, t in rec.totals.items()))
     if res.frames:
         print(f"rendered {res.frames} frames ({res.frames / res.fps:.1f} s of footage) in {res.render_s:.1f} s: "

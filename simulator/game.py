@@ -71,6 +71,10 @@ class GameConfig:
     first_dispute_s: float = 6.0
     dispute_every_s: float = 9.0
     lead_in_s: float = 1.0  # footage before the first round starts
+    # chance that a bot with nothing to play to the centre misjudges a card and plays it where it
+    # does not fit (two ranks up, or the next rank of the wrong suit); it lies there a moment until
+    # the table points it out and its owner takes it back. 0: bots never play an illegal card.
+    mistakes: float = 0.0
 
     def validate(self) -> Rules:
         from nerts_referee.errors import UsageError
@@ -94,6 +98,8 @@ class GameConfig:
         names = self.names or list(NAMES[: self.players])
         if len(names) != self.players or len(set(names)) != len(names):
             raise UsageError(f"player names must be {self.players} distinct names, got {names}")
+        if isinstance(self.mistakes, bool) or not isinstance(self.mistakes, (int, float)) or not 0.0 <= self.mistakes <= 1.0:
+            raise UsageError(f"--mistakes: {self.mistakes!r} is not allowed; allowed values: a chance from 0 to 1")
         skills = self.skill if isinstance(self.skill, list) else [self.skill] * self.players
         if len(skills) != self.players or not all(0.0 <= s <= 1.0 for s in skills):
             raise UsageError(f"skill must be in 0..1 (one value or one per player), got {self.skill!r}")
@@ -283,6 +289,7 @@ class GameRecord:
     disputes: list[Dispute]
     unstaged: list[float]
     totals: dict[str, int]  # per player (team members share their team's total)
+    mistakes: list[dict[str, Any]] = field(default_factory=list)  # illegal plays: card, player, pile, t
 
     @property
     def duration(self) -> float:
@@ -336,6 +343,8 @@ class Game:
                 self.timeline.cards[c.uid] = CardInfo(c.uid, d, c.name, backs[d])
         self.truth: list[dict[str, Any]] = []
         self.disputes: list[Dispute] = []
+        self.mistakes: list[dict[str, Any]] = []  # illegal plays made (GameConfig.mistakes)
+        self._misjudged_before: set[tuple[int, str]] = set()  # (card uid, pile id) of each mistake
         self.pending_gaps = list(cfg.disputes)
         self.unstaged: list[float] = []
         self.pile_counter = 0
@@ -374,7 +383,7 @@ class Game:
         self.unstaged.extend(self.pending_gaps)
         per_player = {p["name"]: totals[self.unit_of_deck[self.hands[i].deck]] for i, p in enumerate(self.players)}
         return GameRecord(self.cfg, self.rules, self.layout, self.players, self.truth, self.timeline.sorted(),
-                          self.round_results, self.disputes, self.unstaged, per_player)
+                          self.round_results, self.disputes, self.unstaged, per_player, self.mistakes)
 
     # --- one round ---------------------------------------------------------------------------
     def _play_round(self, r: int, t0: float) -> RoundResult:
@@ -556,6 +565,31 @@ class Game:
             return None
         return min(options, key=lambda f: distance(h.pos, self.layout.foundation_slots[f.slot]))
 
+    def _misjudged(self, h: Hand, lay: Layout) -> dict[str, Any] | None:
+        """A wrong play a hurried player makes: a card two ranks above a pile's top (same suit or
+        colour), or the next rank in the wrong suit of the right colour; the nearest such pile."""
+        rule = self.rules.foundation_rule
+        options = []
+        for slot, c in self._playable(lay, h):
+            ident = c.ident
+            if c.joker or ident is None or ident.rank == 1:
+                continue
+            for f in self.foundations:
+                top = f.top
+                if not f.groups or f.complete or f.reserved_by is not None or top is None or fits(ident, top, rule):
+                    continue
+                if f.fid in {m.get("fid") for m in self.inflight.values()} or (c.uid, f.fid) in self._misjudged_before:
+                    continue  # (a contest is the staging's business; a mistake pointed out is not made again)
+                near_miss = (ident.rank == top.rank + 2 and ident.colour == top.colour) or \
+                    (ident.rank == top.rank + 1 and ident.suit != top.suit and ident.colour == top.colour)
+                if near_miss:
+                    options.append((distance(h.pos, self.layout.foundation_slots[f.slot]), slot, c, f))
+        if not options:
+            return None
+        _, slot, c, f = min(options, key=lambda o: o[0])
+        self._misjudged_before.add((c.uid, f.fid))
+        return {"kind": "found", "src": slot, "cards": [c], "target": f, "mistake": True}
+
     def _teammate_targets(self, h: Hand, f: Foundation) -> bool:
         return any(m.get("fid") == f.fid for i, m in self.inflight.items() if self.hands[i].deck == h.deck and i != h.index)
 
@@ -572,6 +606,10 @@ class Game:
             target = self._foundation_for(h, c)
             if target is not None:
                 return {"kind": "found", "src": slot, "cards": [c], "target": target}
+        if self.cfg.mistakes and self.rng.random() < self.cfg.mistakes:
+            wrong = self._misjudged(h, lay)
+            if wrong is not None:
+                return wrong
         if foundation_only:
             return None
         free = [f"work{i}" for i in range(WORK) if f"work{i}" not in h.reserved_other]
@@ -710,7 +748,8 @@ class Game:
         for c in cards:
             self._lift(t_grab, c)
         if kind == "found":
-            self._move_to_foundation(h, t, t1, t_grab, src, cards[0], move["target"], contact_at)
+            self._move_to_foundation(h, t, t1, t_grab, src, cards[0], move["target"], contact_at,
+                                     mistake=bool(move.get("mistake")))
             return
         dst = move["dst"]
         h.reserved = {src, dst}
@@ -770,7 +809,7 @@ class Game:
 
     # --- the centre --------------------------------------------------------------------------
     def _move_to_foundation(self, h: Hand, t: float, t1: float, t_grab: float, src: str, c: PCard,
-                            target: Foundation | str, contact_at: float | None) -> None:
+                            target: Foundation | str, contact_at: float | None, mistake: bool = False) -> None:
         rng = self.rng
         if target == "new":
             slots = [i for i, free in enumerate(self.slot_free) if free]
@@ -806,7 +845,7 @@ class Game:
         self._hand_move(h, t, path)
         move = {"fid": f.fid, "card": c, "src": src, "t_grab": t_grab, "t_contact": t_contact, "t_rel": t_rel,
                 "contact": contact, "final": final, "action": h.action_id, "staged": contact_at is not None,
-                "below": f.top}
+                "below": f.top, "mistake": mistake}
         self.inflight[h.index] = move
         self.timeline.flights.append(Flight(c.uid, h.index, t_grab, t_contact, t_contact + 0.1,
                                             self._pose_of(c), contact, final, True))
@@ -822,8 +861,8 @@ class Game:
             return
         f = self._foundation(move["fid"])
         c: PCard = move["card"]
-        if f is not None and not f.complete and fits(c.ident, f.top, self.rules.foundation_rule):
-            return
+        if move.get("mistake") or f is not None and not f.complete and fits(c.ident, f.top, self.rules.foundation_rule):
+            return  # (a misjudged card goes down all the same: the player did not see it was wrong)
         self._abort(t, h, move)
 
     def _abort(self, t: float, h: Hand, move: dict[str, Any]) -> None:
@@ -887,7 +926,8 @@ class Game:
         ident = c.ident
         legal = fits(ident, f.top, rule) and not f.complete
         contest = (not legal) and bool(f.groups) and fits(ident, f.below_top, rule)
-        if not legal and not contest:
+        mistake = not legal and not contest and bool(move.get("mistake"))
+        if not legal and not contest and not mistake:
             self._abort(t, h, move)  # cannot happen for a staged/perceived move; stay safe
             return
         # it touches: the observation a perfect camera would report
@@ -899,6 +939,11 @@ class Game:
         self.truth.append(ev)
         self._touch_t[c.uid] = move["t_contact"]
         move["touched"] = True
+        if mistake:  # it lies there until the table points it out, then its owner takes it back
+            self.mistakes.append({"card": ev["card"], "player": h.name, "pile": f.fid, "t": ev["t"],
+                                  "below": str(f.top), "round": self.round})
+            self._take_back_after(t, h, move, linger_s=self.rng.uniform(0.8, 1.6))
+            return
         after_call = self.call_t is not None and t_arr >= self.call_t
         stays = not after_call or self.rules.in_flight_at_call == "count"
         if self.call_t is not None and self.rules.in_flight_at_call == "return" and \
@@ -984,14 +1029,15 @@ class Game:
             self.timeline.placements.append(Placement(t_arr + 0.01, c.uid, "remove"))
         self.at(t_arr + 0.05, self._free, hi)
 
-    def _take_back_after(self, t: float, h: Hand, move: dict[str, Any]) -> None:
-        """The card touched but does not stay: it lies there a moment, then its owner takes it back."""
+    def _take_back_after(self, t: float, h: Hand, move: dict[str, Any], linger_s: float = 0.3) -> None:
+        """The card touched but does not stay: it lies there a moment (``linger_s``), then its owner
+        takes it back."""
         c: PCard = move["card"]
         self.inflight.pop(h.index, None)
         self._return_logical(h, c, move["src"])
         f = self._foundation(move["fid"])
         self._place_found(move["t_contact"] + 0.1, c, f, move["final"])  # type: ignore[arg-type]
-        t_back = max(move["t_rel"], t + 0.3) + self.rng.uniform(0.05, 0.25)
+        t_back = max(move["t_rel"], t + linger_s) + self.rng.uniform(0.05, 0.25)
         self._lift(t_back, c)
         # keep the hand at the pile until it takes the card back
         h.track.keys = [k for k in h.track.keys if k[0] <= move["t_rel"]]

@@ -117,6 +117,32 @@ def test_staged_disputes_have_the_requested_gaps_and_true_winner():
             assert d.winner == first["player"] and not d.tie
 
 
+def test_misjudged_plays_are_illegal_touches_taken_back_and_scored_by_the_engine_as_the_bots_count():
+    from simulator.game import Game
+
+    replay = _engine()
+    g = Game(GameConfig(players=4, seed=5300, max_seconds=60, mistakes=0.3))
+    rec = g.play()
+    assert len(rec.mistakes) >= 3
+    res = replay(rec.truth).to_dict()
+    illegal = [r for r in res["rulings"] if r["kind"] == "illegal"]
+    assert sorted((r["card"], r["player"], round(r["t"], 6)) for r in illegal) == \
+        sorted((m["card"], m["player"], round(m["t"], 6)) for m in rec.mistakes)
+    assert {r["reason"] for r in illegal} <= {"wrong_rank", "wrong_suit"}
+    assert res["totals"] == rec.totals
+    # each lay on its pile a moment, then its owner took it back: it is on no foundation
+    on_piles = {c.uid for f in g.foundations for c in f.cards}
+    for m in rec.mistakes:
+        (put,) = [p for p in rec.timeline.placements if p.kind == "place" and p.pile == m["pile"]
+                  and rec.timeline.cards[p.uid].name == m["card"] and 0 <= p.t - m["t"] < 0.2]
+        lifted = [p.t for p in rec.timeline.placements if p.kind == "lift" and p.uid == put.uid and p.t > put.t]
+        assert lifted and 0.7 < min(lifted) - m["t"] < 2.5 and put.uid not in on_piles
+    # off by default: the bots never play an illegal card
+    assert play_game(GameConfig(players=4, seed=5300, max_seconds=60)).mistakes == []
+    with pytest.raises(UsageError):
+        GameConfig(players=4, mistakes=1.5).validate()
+
+
 def test_every_card_is_somewhere_and_foundations_build_legally():
     from simulator.game import Game
 
