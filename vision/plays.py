@@ -289,9 +289,14 @@ class PlayReader:
                     out.extend(self._try_report(landing, t, final=True))
                     continue
                 if t - landing.t_rest >= self.s.taken_back_min_s and self.registry.nearest(*landing.rest) is not None:
-                    landing.taken_back = True
-                    out.extend(self._try_report(landing, t, final=True))
-                    continue
+                    if self._hand_left_with_it(landing, t):
+                        landing.taken_back = True
+                        out.extend(self._try_report(landing, t, final=True))
+                        continue
+                    if moved or t - track.last.t > self.s.taken_back_min_s + self.s.taken_back_gone_s:
+                        # a read that stopped with no hand there: no play to rule, one to look at
+                        self._flag_gone(landing)
+                        continue
             # gone from a spot beside a pile before it counted: the hand took it on (to the pile)
             vanished = t - track.last.t > 0.2 and self._beside_pile(landing)
             if not moved and not landing.legal and t - track.last.t > 0.25 and landing.held != TAKEBACK_HOLD:
@@ -1297,6 +1302,23 @@ class PlayReader:
         if not (landing.unseen_arrival or (pile is not None and self._skipped_under(label, pile, landing.contact.t))):
             return 0.0
         return min(self.s.takeback_hold_s, 1.2) if landing.hidden_rival is not None else self.s.takeback_hold_s
+
+    def _hand_left_with_it(self, landing: Landing, t: float) -> bool:
+        """An arm left the card's spot as it went: a hand took it (a read that merely stopped, a
+        misread or a card passing over, has none: report clip 90211, a pathless "5S" read for
+        1.8 s was ruled an illegal play taken back)."""
+        if self.arms is None or not hasattr(self.arms, "departures"):
+            return True  # (no arms watched: going is all there is to go by)
+        return bool(self.arms.departures(landing.rest, landing.track.last.t - 0.5, t))
+
+    def _flag_gone(self, landing: Landing) -> None:
+        label = landing.track.label
+        pile = self.registry.nearest(*landing.rest)
+        path = landing.path
+        frames = (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)
+        self.flags.append(Flag(landing.contact.t, "an illegal read that went again, no hand seen taking it",
+                               label, pile.id if pile else None, frames))
+        landing.done = landing.canceled = True
 
     def _covered_on_pile(self, landing: Landing) -> bool:
         """Another card came to rest where ``landing`` lies, after it: it is under that one."""
