@@ -136,22 +136,9 @@ class ReaderSettings:
     # an illegal read never seen on its way, at rest this soon after a card reported where it lies,
     # is flagged as a second read of that card, not ruled (see PlayReader._just_played_there)
     reread_within_s: float = 1.0
-    # An illegal-looking card is watched this long after it came to rest before it is judged: taken
-    # back off its pile in that time (gone, after lying there taken_back_min_s at least), it was an
-    # illegal play the table pointed out, ruled as such even if nobody saw it coming; still there
-    # (or covered by the next card), it is judged as it lies (cards found under it, or flagged).
-    # (Simulated mistakes, --mistakes: a wrong card lies 0.8-1.8 s before its owner takes it back.)
-    # a card read where another card was read this long before this one was first seen lies on
-    # that card: two cards, not two reads of one (simulated mistakes: a 3D put on an AH, both
-    # indices in view, was taken for a misread of the AH)
-    underneath_s: float = 0.3
-    takeback_hold_s: float = 2.5
-    taken_back_min_s: float = 0.5
-    taken_back_gone_s: float = 0.4  # not seen on its spot this long (while looked at): gone
 
 
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
-TAKEBACK_HOLD = "stays or is taken back"  # the wait of an illegal-looking card (ReaderSettings.takeback_hold_s)
 
 
 @dataclass
@@ -178,8 +165,6 @@ class Landing:
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
     held: str = ""  # the last wait that held its report (development: where the delay goes)
-    taken_back: bool = False  # an illegal-looking card seen taken back off its pile: an illegal play
-    held_for_takeback: bool = False  # it waited to be seen staying or taken back (TAKEBACK_HOLD)
     arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
     unseen_arrival: bool = False  # never seen on its way to where it rests
 
@@ -282,24 +267,9 @@ class PlayReader:
                 # nudged on its pile, or the tracker took the copy beside it: still played, and
                 # timed as it landed (what followed is not its approach to fit)
                 moved, landing.retimed = False, True
-            if landing.held == TAKEBACK_HOLD and (moved or t - track.last.t > self.s.taken_back_gone_s):
-                # an illegal-looking card gone from its pile: covered by the next card (it stayed),
-                # or taken back (an illegal play the table pointed out), or never put down at all
-                if self._covered_on_pile(landing):
-                    out.extend(self._try_report(landing, t, final=True))
-                    continue
-                if t - landing.t_rest >= self.s.taken_back_min_s and self.registry.nearest(*landing.rest) is not None:
-                    if self._hand_left_with_it(landing, t):
-                        landing.taken_back = True
-                        out.extend(self._try_report(landing, t, final=True))
-                        continue
-                    if moved or t - track.last.t > self.s.taken_back_min_s + self.s.taken_back_gone_s:
-                        # a read that stopped with no hand there: no play to rule, one to look at
-                        self._flag_gone(landing)
-                        continue
             # gone from a spot beside a pile before it counted: the hand took it on (to the pile)
             vanished = t - track.last.t > 0.2 and self._beside_pile(landing)
-            if not moved and not landing.legal and t - track.last.t > 0.25 and landing.held != TAKEBACK_HOLD:
+            if not moved and not landing.legal and t - track.last.t > 0.25:
                 # an illegal-looking landing that vanished before it was ruled: a hand carried it
                 # on (a pile is where a card stays in sight); forget it, follow the card instead
                 landing.done = landing.canceled = True
@@ -595,12 +565,6 @@ class PlayReader:
         """Time the contact again with every frame seen since the landing (the settling frames pin
         down the end of a final move) before reporting it."""
         path = landing.path
-        if landing.held_for_takeback:
-            # only what the reader had when it would have reported the card: after that, the card
-            # may be taken back (fresh dev clip 5200: a 3S contest copy, held as a 5S read, timed
-            # 0.9 s late from its take-back)
-            until = landing.t_rest + self.s.reexamine_s + self.s.confirm_s
-            path = [s for s in path if s.t <= until] or path
         i = min(landing.rest_index, len(path) - 1)
         times = np.array([s.t for s in path], dtype=np.float64)
         pos = np.array([(s.x, s.y) for s in path], dtype=np.float64)
@@ -970,9 +934,6 @@ class PlayReader:
                                                   (rival.player, rival.contact), t):
                 return self._wait(landing, "contest survivor")  # and the copy left on the pile is read
             return self._report_contest(landing, rival, t)
-        if not legal and not final and not landing.on_pile and t - landing.t_rest < self._hold_for(landing, label, pile):
-            landing.held_for_takeback = True
-            return self._wait(landing, TAKEBACK_HOLD)  # does it stay, or is it taken back?
         if not legal and self._misread_of_another(landing):
             landing.done = landing.track.reported = True  # the other read of this card stands
             return []
@@ -1136,9 +1097,8 @@ class PlayReader:
         # an illegal play costs its player: ruled only on a card read often enough (a read seen
         # twice where no card fits is more often a misread than a wrong play)
         thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
-        # (a card seen taken back off the pile was put down there: played, whether or not seen coming)
-        no_play = not legal and landing.unseen_arrival and not landing.taken_back and not self._could_be_played(label, pile)
-        reread = not legal and landing.unseen_arrival and not landing.taken_back and self._just_played_there(landing)
+        no_play = not legal and landing.unseen_arrival and not self._could_be_played(label, pile)
+        reread = not legal and landing.unseen_arrival and self._just_played_there(landing)
         if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play or reread:
             reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
                 "owner unknown" if landing.player is None else \
@@ -1165,7 +1125,7 @@ class PlayReader:
         path = landing.samples or track.samples
         x, y = landing.rest
         pile, fits_there = self.registry.where(label, x, y)
-        if not fits_there and pile is not None and not landing.taken_back:
+        if not fits_there and pile is not None:
             self._confirmed.extend(self._fill_unseen(label, pile, landing.contact.t, confidence, frames))
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
@@ -1187,8 +1147,6 @@ class PlayReader:
             evidence["axis_deg"] = round(axis, 1)  # the way it lies: which seats it fits
         if not legal:
             evidence["reexamined"] = True
-        if landing.taken_back:
-            evidence["taken_back_after_s"] = round(t - landing.t_rest, 2)
         # where the time from contact to report went: first seen at rest, reported, last wait
         evidence["timing"] = {"rest_t": round(landing.t_rest, 3), "reported_t": round(t, 3), "held": landing.held}
         if extra:
@@ -1226,30 +1184,21 @@ class PlayReader:
             return True
         return False
 
-    def _skipped_under(self, card: str, pile: Pile, t: float) -> int:
-        """How many cards lie unseen between ``pile``'s top and ``card`` contacting it at ``t``
-        (same suit, time enough between, see ``ReaderSettings.fill_gap_s``); 0 if none could."""
+    def _fill_unseen(self, card: str, pile: Pile, t: float, confidence: float,
+                     frames: tuple[int, int]) -> list[dict[str, Any]]:
+        """The cards between ``pile``'s top and ``card`` (same suit, see ``ReaderSettings.fill_gap_s``),
+        landed on the registry and reported as seen on the pile with no owner; [] if none fit."""
         if self.registry.foundation_rule != "same_suit" or pile.top is None or pile.completed:
-            return 0  # (other rules: which cards lie between is unknown)
+            return []  # (other rules: which cards lie between is unknown)
         try:
             c, top = Card.parse(card), Card.parse(pile.top)
         except UnknownCard:
-            return 0
+            return []
         skipped = c.rank - top.rank - 1
         t_top = self._top_t.get(pile.id)
         if c.suit != top.suit or not 1 <= skipped < self.s.max_skip or t_top is None \
                 or t - t_top < skipped * self.s.fill_gap_s:
-            return 0
-        return skipped
-
-    def _fill_unseen(self, card: str, pile: Pile, t: float, confidence: float,
-                     frames: tuple[int, int]) -> list[dict[str, Any]]:
-        """The cards between ``pile``'s top and ``card`` (:meth:`_skipped_under`), landed on the
-        registry and reported as seen on the pile with no owner; [] if none."""
-        skipped = self._skipped_under(card, pile, t)
-        if not skipped:
             return []
-        top, t_top = Card.parse(pile.top), self._top_t[pile.id]
         span = t - t_top  # when each was played is known only this far: half of it is its sigma
         out = []
         for k in range(1, skipped + 1):
@@ -1291,40 +1240,6 @@ class PlayReader:
         if landing.how == FOUND:
             return False
         return landing.player is None or (landing.how in ("arm", "motion") and landing.player_conf < self.s.min_player_conf)
-
-    def _hold_for(self, landing: Landing, label: str, pile: Pile | None) -> float:
-        """How long an illegal-looking card waits to be seen staying or taken back: only a card
-        nobody saw coming (its only sign of a play is being taken back) or one that would have
-        cards found under it (a mistake taken back must not be); a card seen carried there is
-        ruled as before. With a second arm at the pile, no longer than the arms' cue lasts in
-        the arm watcher's memory (fresh dev clip 5201: two contests on a pile above a missed card
-        held 2.5 s became ties)."""
-        if not (landing.unseen_arrival or (pile is not None and self._skipped_under(label, pile, landing.contact.t))):
-            return 0.0
-        return min(self.s.takeback_hold_s, 1.2) if landing.hidden_rival is not None else self.s.takeback_hold_s
-
-    def _hand_left_with_it(self, landing: Landing, t: float) -> bool:
-        """An arm left the card's spot as it went: a hand took it (a read that merely stopped, a
-        misread or a card passing over, has none: report clip 90211, a pathless "5S" read for
-        1.8 s was ruled an illegal play taken back)."""
-        if self.arms is None or not hasattr(self.arms, "departures"):
-            return True  # (no arms watched: going is all there is to go by)
-        return bool(self.arms.departures(landing.rest, landing.track.last.t - 0.5, t))
-
-    def _flag_gone(self, landing: Landing) -> None:
-        label = landing.track.label
-        pile = self.registry.nearest(*landing.rest)
-        path = landing.path
-        frames = (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)
-        self.flags.append(Flag(landing.contact.t, "an illegal read that went again, no hand seen taking it",
-                               label, pile.id if pile else None, frames))
-        landing.done = landing.canceled = True
-
-    def _covered_on_pile(self, landing: Landing) -> bool:
-        """Another card came to rest where ``landing`` lies, after it: it is under that one."""
-        x, y = landing.rest
-        return any(o is not landing and not o.canceled and o.t_rest > landing.t_rest
-                   and math.hypot(o.rest[0] - x, o.rest[1] - y) < self.s.same_pile_mm for o in self.pending + self._recent)
 
     def _just_played_there(self, landing: Landing) -> bool:
         """A card was reported (or flagged) within ``same_pile_mm`` of where ``landing`` rests,
@@ -1376,8 +1291,6 @@ class PlayReader:
         for other in self._all.values():
             if other is me or other.label == me.label or other.label == "BACK":
                 continue
-            if other.samples[0].t < me.samples[0].t - self.s.underneath_s:
-                continue  # read there well before this card came: the card it lies on, not another read of it
             where = {s.frame: s for s in other.samples}
             both = sum(1 for s in me.samples if s.frame in where
                        and math.hypot(where[s.frame].x - s.x, where[s.frame].y - s.y) < near_mm)
