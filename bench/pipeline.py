@@ -23,6 +23,10 @@ everything after detection. The source used is printed with the figures.
     .venv/bin/python bench/pipeline.py --clips 6 --seconds 120 --source poses
     .venv/bin/python bench/pipeline.py --seeds 4242,5151 --detail   # development: each dispute and phantom
 
+``--mistakes P`` makes the bots misjudge and play illegal cards (``simulate --mistakes``; 0 by default,
+as the issue's figures) and prints how many of them vision rules illegal: the other side of
+rule-aware reading, which the issue states no target for.
+
 ``--detail`` also prints where the delay goes: per kind of play (ordinary, a seen contest copy, an
 inferred copy) and per wait that last held its report (``evidence.timing`` of each observation),
 the median delay, the time from the true contact to the first resting sighting, and the time from
