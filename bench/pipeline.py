@@ -176,8 +176,8 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
         "plays": len(truth), "found": len(pairs), "phantoms": len(seen) - len(used),
         "attributed": sum(1 for tr, o in pairs if o["player"] == tr["player"]),
         "owner_unknown": sum(1 for o in seen if o["player"] is None),
-        **_illegal_plays(summary, result),
         "owner_unknown_found": sum(1 for _, o in pairs if o["player"] is None),
+        **_illegal_plays(summary, result),
         "timing_ms": timing, "disputes": disputes, "rounds": len(rounds_true), "rounds_exact": exact,
         "footage_s": summary.get("duration_s", 0.0), "detail": detail, "waits": waits,
     }

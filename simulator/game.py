@@ -569,6 +569,7 @@ class Game:
         """A wrong play a hurried player makes: a card two ranks above a pile's top (same suit or
         colour), or the next rank in the wrong suit of the right colour; the nearest such pile."""
         rule = self.rules.foundation_rule
+        busy = {m.get("fid") for m in self.inflight.values()}  # (a contest is the staging's business)
         options = []
         for slot, c in self._playable(lay, h):
             ident = c.ident
@@ -578,8 +579,8 @@ class Game:
                 top = f.top
                 if not f.groups or f.complete or f.reserved_by is not None or top is None or fits(ident, top, rule):
                     continue
-                if f.fid in {m.get("fid") for m in self.inflight.values()} or (c.uid, f.fid) in self._misjudged_before:
-                    continue  # (a contest is the staging's business; a mistake pointed out is not made again)
+                if f.fid in busy or (c.uid, f.fid) in self._misjudged_before:
+                    continue  # (a mistake pointed out is not made again)
                 near_miss = (ident.rank == top.rank + 2 and ident.colour == top.colour) or \
                     (ident.rank == top.rank + 1 and ident.suit != top.suit and ident.colour == top.colour)
                 if near_miss:

@@ -141,6 +141,13 @@ class ReaderSettings:
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
 
 
+def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[float]]:
+    """(time, sigma ms, evidence ``between``) of a card played unseen some time between two
+    contacts: the middle, half the span as sigma (at most the 10 s the event schema takes)."""
+    span = t_after - t_before
+    return t_before + span / 2, min(500.0 * span, 10000.0), [round(t_before, 4), round(t_after, 4)]
+
+
 @dataclass
 class Landing:
     track: CardTrack
@@ -1047,10 +1054,11 @@ class PlayReader:
         v_first = va if first is a else vb
         v_second = vb if first is a else va
         diff = abs(va - vb)
-        left = self._arm_exits(spot, (a.player, a.contact), (b.player, b.contact)) if a.player != b.player else None
-        took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label, left) \
-            if a.player != b.player else None
-        self._arm_stayed(took, left, spot)
+        took = None
+        if a.player != b.player:
+            left = self._arm_exits(spot, (a.player, a.contact), (b.player, b.contact))
+            took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label, left)
+            self._arm_stayed(took, left, spot)
         occlusion = None
         if took is not None:
             over = a if took.who == a.player else b
@@ -1199,17 +1207,17 @@ class PlayReader:
         if c.suit != top.suit or not 1 <= skipped < self.s.max_skip or t_top is None \
                 or t - t_top < skipped * self.s.fill_gap_s:
             return []
-        span = t - t_top  # when each was played is known only this far: half of it is its sigma
+        _, sigma_ms, between = unseen_between(t_top, t)  # (each one somewhere between the two contacts)
         out = []
         for k in range(1, skipped + 1):
             name = str(Card(top.rank + k, top.suit))
             self.registry.land(name, pile.x, pile.y)
             out.append({
-                "type": "card_touched", "t": round(t_top + span * k / (skipped + 1), 4), "card": name,
-                "player": None, "pile": pile.id, "uncertainty_ms": round(min(500.0 * span, 10000.0), 1),
+                "type": "card_touched", "t": round(t_top + (t - t_top) * k / (skipped + 1), 4), "card": name,
+                "player": None, "pile": pile.id, "uncertainty_ms": round(sigma_ms, 1),
                 "confidence": round(confidence, 3),
                 "evidence": {"frames": list(frames), "attribution": FOUND, "inferred": f"under {card} on the pile: played unseen",
-                             "between": [round(t_top, 4), round(t, 4)]},  # (its neighbours' contacts)
+                             "between": between},
             })
         self._top_t[pile.id] = t
         return out
@@ -1271,11 +1279,10 @@ class PlayReader:
                     math.hypot(other.rest[0] - x, other.rest[1] - y) > self.s.same_pile_mm:
                 continue
             if other.track.label and other.track.label != "BACK" and self._fits_on(other.track.label, label):
-                span = first - t_top
+                t_mid, sigma_ms, between = unseen_between(t_top, first)
                 landing.player, landing.how, landing.hidden_rival = None, FOUND, None
-                landing.contact = landing.contact.shifted(t_top + span / 2, min(500.0 * span, 10000.0))
-                return {"inferred": f"under {other.track.label}, first seen with it: played unseen",
-                        "between": [round(t_top, 4), round(first, 4)]}
+                landing.contact = landing.contact.shifted(t_mid, sigma_ms)
+                return {"inferred": f"under {other.track.label}, first seen with it: played unseen", "between": between}
         return None
 
     def _sure_enough(self, landing: Landing, label: str) -> bool:
