@@ -127,3 +127,59 @@ def test_shipped_detector_reads_clean_close_ups():
     for s in found:
         assert 0 <= s.box[0] < s.box[2] <= 640 and 0 <= s.box[1] < s.box[3] <= 640
         assert 0.0 < s.confidence <= 1.0
+
+
+def _scene_blobs() -> list[np.ndarray]:
+    """Stage-1 inputs of two rendered table scenes (drawn deck, many cards, any angle)."""
+    import cv2
+
+    from simulator.deck_art import CARD_SIZE, DeckArt
+
+    deck = DeckArt.drawn()
+    rng = np.random.default_rng(7)
+    blobs = []
+    for _ in range(2):
+        table = np.full((416, 416, 3), (60, 110, 40), np.uint8)
+        for name in rng.choice(["AS", "7H", "10D", "QC", "KS", "3D", "9C", "JH"], 6, replace=False):
+            face = deck.face(str(name))
+            src = np.float32([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]])
+            centre, scale, turn = rng.uniform(60, 356, 2), rng.uniform(0.3, 0.5), rng.uniform(0, 2 * np.pi)
+            c, s = np.cos(turn), np.sin(turn)
+            dst = np.float32([centre + scale * np.array([c * (x - CARD_SIZE[0] / 2) - s * (y - CARD_SIZE[1] / 2),
+                                                        s * (x - CARD_SIZE[0] / 2) + c * (y - CARD_SIZE[1] / 2)])
+                              for x, y in src])
+            warped = cv2.warpPerspective(face, cv2.getPerspectiveTransform(src, dst), (416, 416))
+            a = warped[:, :, 3:4] / 255.0
+            table = (table * (1 - a) + warped[:, :, :3] * a).astype(np.uint8)
+        blobs.append(cv2.dnn.blobFromImage(table, 1 / 255.0, swapRB=True))
+    return blobs
+
+
+@needs_weights
+def test_shipped_int8_models_read_the_same_on_every_cpu():
+    """onnxruntime's fused int8 kernels must give what the plain QDQ graph computes (dequantize,
+    float op, quantize). On x86 CPUs without VNNI (AVX2 only, like the CI machine) int8 weights
+    beyond +-64 saturate a 16-bit sum: full-range weights moved stage-1 scores by up to 0.76 there
+    and halved the pipeline's reads. Weights shipped in 7 bits agree within 0.04."""
+    import cv2
+    import onnxruntime as ort
+
+    from vision.detector import default_model_dir
+
+    def session(name: str, level) -> "ort.InferenceSession":
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = level
+        opts.intra_op_num_threads = 1
+        return ort.InferenceSession(str(default_model_dir() / name), opts, providers=["CPUExecutionProvider"])
+
+    det_blobs = _scene_blobs()
+    crop = cv2.resize(np.ascontiguousarray(det_blobs[0][0].transpose(1, 2, 0)[150:250, 150:250]), (64, 64))
+    cls_blob = crop.transpose(2, 0, 1)[None].astype(np.float32)
+    for name, blobs, scores in (("cards_det.onnx", det_blobs, slice(4, None)), ("cards_cls.onnx", [cls_blob], slice(None))):
+        fused = session(name, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+        plain = session(name, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+        feed = fused.get_inputs()[0].name
+        for blob in blobs:
+            a = fused.run(None, {feed: blob})[0][0][scores]
+            b = plain.run(None, {feed: blob})[0][0][scores]
+            assert np.abs(a - b).max() < 0.1, (name, float(np.abs(a - b).max()))

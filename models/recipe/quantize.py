@@ -1,9 +1,16 @@
 """Int8 weights and activations for both ONNX models (static, calibrated), for the 2-core latency target.
 
 The float models spend ~45 ms (detector, 416 px) + ~25 ms (classifier, ~40 crops) per 640 px
-frame on 2 cores; int8 QDQ with per-channel weights runs on the VNNI/AMX int8 kernels of
-onnxruntime's CPU provider. Activation ranges are calibrated on inputs prepared exactly as
-``vision.detector`` prepares them: rendered scenes and the real-dev photos already trained on.
+frame on 2 cores; int8 QDQ with per-channel weights runs on the int8 kernels of onnxruntime's CPU
+provider. Activation ranges are calibrated on inputs prepared exactly as ``vision.detector``
+prepares them: rendered scenes and the real-dev photos already trained on.
+
+Weights use 7 of their 8 bits (``reduce_range``). On x86 CPUs without VNNI (AVX2 only: many
+laptops, most AMD EPYC/Ryzen before Zen 4) onnxruntime multiplies uint8 activations by int8
+weights with an instruction that adds two products into a 16-bit sum, which saturates once
+|weight| > 64 (255 * 127 * 2 > 32767): full-range int8 weights read real webcam photos at recall
+0.64 instead of 0.83 there, and the pipeline missed most plays. :func:`reduce_weight_range` brings
+already-quantized models into that range.
 """
 
 from __future__ import annotations
@@ -32,6 +39,69 @@ def expand_fp16(src: Path, dst: Path) -> None:
         graph.initializer.append(numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float32), node.output[0]))
         graph.node.remove(node)
     onnx.save(model, str(dst))
+
+
+WEIGHT_MAX = 63  # 7-bit weights: no 16-bit saturation in the AVX2 u8 x s8 kernels (see above)
+
+
+def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
+    """Requantize a QDQ model's int8 weights into [-limit, limit], per output channel, and its
+    int32 biases to match (a fused QLinearConv reads the bias at scale input x weight scale, so
+    each bias channel's scale moves with its weight channel's). Activations are untouched.
+    Returns the number of weight tensors changed."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    init = {i.name: i for i in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+
+    def array(name: str) -> np.ndarray:
+        return numpy_helper.to_array(init[name])
+
+    def put(name: str, value: np.ndarray) -> None:
+        graph.initializer.remove(init[name])
+        init[name] = numpy_helper.from_array(value, name)
+        graph.initializer.append(init[name])
+
+    factor: dict[str, np.ndarray] = {}  # weight DQ output -> per-channel scale factor
+    changed = 0
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in init:
+            continue
+        q = array(node.input[0])
+        if q.dtype != np.int8:
+            continue
+        scale = array(node.input[1])
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1) % q.ndim
+        mag = np.abs(np.moveaxis(q.astype(np.int32), axis, 0)).reshape(q.shape[axis], -1).max(1)
+        if scale.size == 1:  # one scale for the tensor
+            mag = np.full(1, mag.max())
+        grow = np.maximum(mag / limit, 1.0)  # channels already in range stay as they are
+        shape = [1] * q.ndim
+        shape[axis] = -1
+        new_q = np.clip(np.round(q / (grow.reshape(shape) if scale.size > 1 else grow[0])), -limit, limit)
+        if (grow > 1).any():
+            put(node.input[0], new_q.astype(np.int8))
+            put(node.input[1], (scale * grow.reshape(scale.shape)).astype(scale.dtype))
+            changed += 1
+        factor[node.output[0]] = grow
+    for node in graph.node:  # the bias of each op whose weight was rescaled
+        if node.op_type not in ("Conv", "Gemm") or len(node.input) < 3 or node.input[1] not in factor:
+            continue
+        grow = factor[node.input[1]]
+        bias_dq = producer.get(node.input[2])
+        if bias_dq is None or bias_dq.op_type != "DequantizeLinear" or bias_dq.input[0] not in init:
+            continue
+        b, b_scale = array(bias_dq.input[0]), array(bias_dq.input[1])
+        if b.dtype != np.int32:
+            continue
+        put(bias_dq.input[0], np.round(b / (grow if grow.size == b.size else grow.max())).astype(np.int32))
+        put(bias_dq.input[1], (b_scale * grow.reshape(b_scale.shape) if grow.size == b_scale.size
+                               else b_scale * grow.max()).astype(b_scale.dtype))
+    onnx.save(model, str(dst))
+    return changed
 
 
 class _Reader:
@@ -106,7 +176,7 @@ def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print
         keep_float = _head_tail(pre) if name == "cards_det.onnx" else []
         quantize_static(str(pre), str(out_dir / name), _Reader("images", blobs), quant_format=QuantFormat.QDQ,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        calibrate_method=CalibrationMethod.MinMax, nodes_to_exclude=keep_float)
+                        calibrate_method=CalibrationMethod.MinMax, nodes_to_exclude=keep_float, reduce_range=True)
         f32.unlink()
         pre.unlink()
         log(f"int8 {name}: {len(blobs)} calibration inputs, {len(keep_float)} head nodes kept float, "
@@ -131,7 +201,22 @@ def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int =
 
         images += [img for img in (cv2.imread(str(p)) for p in extra) if img is not None]
     quantize(float_dir, out, images, log=log)
-    meta["weights"] = "int8 QDQ (models/recipe/quantize.py)"
+    meta["weights"] = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"
+    (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def reduce_folder(src: Path, out: Path) -> None:
+    """An int8 model folder with full-range weights -> the same folder with 7-bit weights at ``out``
+    (how v6.1 was made from v6's files; the command line then tunes the thresholds again)."""
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    meta = json.loads((src / "detector.json").read_text())
+    for key in ("detector", "classifier"):
+        name = meta[key]["file"]
+        n = reduce_weight_range(src / name, out / name)
+        print(f"{name}: {n} weight tensors brought into +-{WEIGHT_MAX}", flush=True)
+    meta["weights"] = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"
     (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -139,8 +224,17 @@ if __name__ == "__main__":
     import argparse
 
     ap = argparse.ArgumentParser(description="int8-quantize a model folder (float weights + detector.json)")
-    ap.add_argument("float_dir", type=Path)
+    ap.add_argument("float_dir", type=Path, help="float model folder (with --reduce-range: an int8 one)")
     ap.add_argument("out", type=Path)
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--reduce-range", action="store_true",
+                    help="float_dir holds int8 models with full-range weights: requantize them to 7 bits")
     args = ap.parse_args()
-    quantize_folder(args.float_dir, args.out, args.shared if args.shared.is_dir() else None)
+    if args.reduce_range:
+        reduce_folder(args.float_dir, args.out)
+        if args.shared.is_dir():
+            from models.recipe.train import tune_thresholds
+
+            tune_thresholds(args.out, args.shared)
+    else:
+        quantize_folder(args.float_dir, args.out, args.shared if args.shared.is_dir() else None)
