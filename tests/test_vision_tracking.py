@@ -122,6 +122,25 @@ def test_a_card_landed_on_a_pile_is_not_continued_by_another_copy_far_away():
     assert landed.last.x == 690.0 and len(landed.samples) == 10
 
 
+@pytest.mark.parametrize("rested_s, continued", [(5.0, False), (0.3, True)])
+def test_a_card_settled_on_a_pile_is_not_continued_by_a_copy_seen_moments_later(rested_s, continued):
+    """Fresh dev clip 5226: an AD under its pile's cards, read every stride, then out of the look
+    for 0.2 s while a new AD was put down 200 mm away: the new Ace must start its own track (a
+    track that lay on a pile for seconds is not a card in flight). A copy that landed a moment ago
+    may still be lifted off (a contest's loser takes it back), so that one is still followed."""
+    tr = CardTracker(fps=30)
+    n = int(rested_s * 10)
+    for k in range(n):  # read every third frame, lying still
+        tr.update([TableSighting("AD", 0.9, 689.0, 499.0)], 3 * k, k / 10)
+    (old,) = tr.tracks.values()
+    old.landed_index = 0
+    t0 = (n - 1) / 10
+    for k in range(3):
+        tr.update([TableSighting("AD", 0.9, 691.0, 296.0)], 3 * (n + k), t0 + 0.1 + k / 10)
+    assert (len(tr.tracks) == 1) == continued
+    assert (old.last.y == 296.0) == continued
+
+
 @pytest.mark.parametrize("looked_there", [False, True])
 def test_a_still_card_is_continued_elsewhere_only_once_seen_gone(looked_there):
     tr = CardTracker(fps=30)
