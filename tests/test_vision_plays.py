@@ -461,6 +461,32 @@ def test_a_card_first_seen_under_the_next_one_both_by_one_arm_is_found_on_the_pi
     assert {r["card"]: r["kind"] for r in res["rulings"] if r.get("card")} == dict.fromkeys(["AC", "2C", "3C", "4C"], "accepted")
 
 
+@pytest.mark.parametrize("apart_mm, twin", [(1.0, True), (14.0, False)])
+def test_one_card_read_two_ways_at_once_is_one_play(apart_mm, twin):
+    """dee's 3C went down under the hands; once they are off it is read 3C, and in the same
+    frames 1 mm away 4C (fresh dev clip 5226: a 5H read 5H and 6H). One card, two reads: the 3C
+    stands, the 4C is flagged for review, not played. A 4C 14 mm off the 3C is another card
+    lying on it (the 3C's index shows beside it): both stand."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=27, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ana", 0, 1.0)
+    scene.play("2C", "cy", 0, 2.0)
+    scene.play("3C", "dee", 0, 3.0)
+    frames = scene.frames(5.5)
+    x, y = scene.slots[0]
+    for _, t, sightings in frames:
+        sightings[:] = [s for s in sightings if s.label != "3C" or t >= 3.6]  # under the hands till then
+        if t >= 3.7:
+            sightings.append(TableSighting("4C", 0.9, x + apart_mm, y))
+    obs, reader = _read(scene, frames, 5.5, arms=_Arm(scene.seat_point(3), reached=3.0 - 0.16))
+    cards = [o["card"] for o in obs]
+    assert cards[:3] == ["AC", "2C", "3C"]
+    assert ("4C" in cards) != twin
+    twins = [f for f in reader.flags if f.card == "4C" and "read as 3C too" in f.reason]
+    assert bool(twins) == twin
+
+
 @pytest.mark.parametrize("seen_coming, t_four", [(False, 4.0), (True, 4.0), (True, 26.0)])
 def test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner(seen_coming, t_four):
     """A 4C on a pile whose 2C was the last card seen: the 3C under it was played unseen. It is

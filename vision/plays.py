@@ -133,6 +133,9 @@ class ReaderSettings:
     # a card never seen on its way, first seen within this of the next card of its suit lying on it,
     # both put there by one player's arm, lay there before (see PlayReader._found_under)
     found_with_s: float = 0.25
+    # two reads this close (card centres, mm), both never seen on their way and first seen
+    # together, are one card read two ways (see PlayReader._twin_read)
+    twin_mm: float = 6.0
     # an illegal read never seen on its way, at rest this soon after a card reported where it lies,
     # is flagged as a second read of that card, not ruled (see PlayReader._just_played_there)
     reread_within_s: float = 1.0
@@ -944,6 +947,15 @@ class PlayReader:
         if not legal and self._misread_of_another(landing):
             landing.done = landing.track.reported = True  # the other read of this card stands
             return []
+        twin = self._twin_read(landing, label) if legal else None
+        if twin is not None:
+            # flagged for review, not ruled: the spot's first read stands
+            landing.done = landing.track.reported = True
+            path = landing.path
+            self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
+                                   "(or a copy of it) read two ways?", label, pile.id if pile else None,
+                                   (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)))
+            return []
         if not landing.on_pile and not landing.retimed:
             landing.retimed = True
             self._retime(landing)
@@ -1283,6 +1295,28 @@ class PlayReader:
                 landing.player, landing.how, landing.hidden_rival = None, FOUND, None
                 landing.contact = landing.contact.shifted(t_mid, sigma_ms)
                 return {"inferred": f"under {other.track.label}, first seen with it: played unseen", "between": between}
+        return None
+
+    def _twin_read(self, landing: Landing, label: str) -> str | None:
+        """The card ``label`` fits on, reported a moment ago at this very spot (within
+        ``twin_mm``), when neither was seen on its way and both were first seen within
+        ``found_with_s``: one card read two ways, not two cards (fresh dev clip 5226: a 5H contest's
+        copies, first read 1 s after they landed, read 5H and 6H 1 mm apart; the 6H stood as a
+        play, and the true 6H 3 s later was taken for it). Two stacked cards lie farther apart
+        than that, or the lower one's index is under the upper one. Returns that card or None."""
+        if not landing.unseen_arrival:
+            return None
+        x, y = landing.rest
+        first = landing.track.first.t
+        for other in self._recent:
+            below = other.track.label
+            if other is landing or other.canceled or not other.unseen_arrival or not below or below == "BACK" \
+                    or below == label or not self._fits_on(label, below):
+                continue
+            if abs(other.track.first.t - first) <= self.s.found_with_s and \
+                    math.hypot(other.rest[0] - x, other.rest[1] - y) <= self.s.twin_mm and \
+                    any(lb == below and math.hypot(p[0] - x, p[1] - y) <= self.s.twin_mm for lb, p in self._done):
+                return below
         return None
 
     def _sure_enough(self, landing: Landing, label: str) -> bool:
