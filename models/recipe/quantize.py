@@ -149,9 +149,14 @@ def _head_tail(model_path: Path) -> list[str]:
     return [n.name for n in nodes if n.name.startswith(head) and n.op_type != "Conv"]
 
 
-def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print) -> None:
+def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print,
+             names: tuple[str, ...] = ("cards_det.onnx", "cards_cls.onnx")) -> None:
     """Write int8 ``cards_det.onnx`` / ``cards_cls.onnx`` for the float models in ``model_dir``
-    (QDQ, per-channel int8 weights, uint8 activations, min/max ranges over ``images``)."""
+    (QDQ, per-channel 7-bit weights, uint8 activations, min/max ranges over ``images``); only
+    ``names`` are quantized, the others are copied as they are (already int8: a new classifier
+    beside a shipped detector)."""
+    import shutil
+
     import cv2
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -170,6 +175,9 @@ def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print
     cls_blobs = [np.ascontiguousarray(np.stack(crops[i:i + 32])[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
                  for i in range(0, len(crops), 32)]
     for name, blobs in (("cards_det.onnx", det_blobs), ("cards_cls.onnx", cls_blobs)):
+        if name not in names:
+            shutil.copy(model_dir / name, out_dir / name)
+            continue
         f32, pre = out_dir / (name + ".f32"), out_dir / (name + ".pre")
         expand_fp16(model_dir / name, f32)
         quant_pre_process(str(f32), str(pre), skip_symbolic_shape=True)
@@ -184,7 +192,8 @@ def quantize(model_dir: Path, out_dir: Path, images: list[np.ndarray], log=print
 
 
 def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int = 20261130, n_scenes: int = 48,
-                    log=print, extra: list[Path] | None = None) -> None:
+                    log=print, extra: list[Path] | None = None,
+                    names: tuple[str, ...] = ("cards_det.onnx", "cards_cls.onnx")) -> None:
     """A model folder (float weights + detector.json) -> the same folder in int8 at ``out``.
     ``extra``: more calibration images (the pipeline's canvases, whose grey fill and upsampled
     cards the scenes do not show)."""
@@ -200,7 +209,7 @@ def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int =
         import cv2
 
         images += [img for img in (cv2.imread(str(p)) for p in extra) if img is not None]
-    quantize(float_dir, out, images, log=log)
+    quantize(float_dir, out, images, log=log, names=names)
     meta["weights"] = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"
     (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -227,14 +236,17 @@ if __name__ == "__main__":
     ap.add_argument("float_dir", type=Path, help="float model folder (with --reduce-range: an int8 one)")
     ap.add_argument("out", type=Path)
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--only", nargs="+", choices=["cards_det.onnx", "cards_cls.onnx"],
+                    default=["cards_det.onnx", "cards_cls.onnx"],
+                    help="quantize only these; copy the others (already int8) as they are")
     ap.add_argument("--reduce-range", action="store_true",
                     help="float_dir holds int8 models with full-range weights: requantize them to 7 bits")
     args = ap.parse_args()
     if args.reduce_range:
         reduce_folder(args.float_dir, args.out)
-        if args.shared.is_dir():
-            from models.recipe.train import tune_thresholds
-
-            tune_thresholds(args.out, args.shared)
     else:
-        quantize_folder(args.float_dir, args.out, args.shared if args.shared.is_dir() else None)
+        quantize_folder(args.float_dir, args.out, args.shared if args.shared.is_dir() else None, names=tuple(args.only))
+    if args.shared.is_dir():  # the models changed: so may the thresholds (the recipe's rule)
+        from models.recipe.train import tune_thresholds
+
+        tune_thresholds(args.out, args.shared)

@@ -124,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cls-ft2-out", type=Path, default=BUILD / "cls-ft2", help="where cls-ft2 writes its ONNX")
     ap.add_argument("--cls-ft-seeds", default="6200-6219", help="dev seeds of the clips cut into classifier crops")
     ap.add_argument("--cls-ft-val-seeds", default="6240-6242", help="dev seeds of the crops scored each epoch")
+    ap.add_argument("--cls-ft-long-seeds", default="6300-6359",
+                    help="dev seeds of 45 s clips (deeper, messier piles) also cut into classifier crops for "
+                         "cls-ft (session 10, v6.2; \"\": none)")
     ap.add_argument("--cls-data", type=Path, default=None, help="classifier crops (default: <data>/cls_upright)")
     ap.add_argument("--cls-onnx", type=Path, default=None,
                     help="classifier to ship when the cls stage is not run (default: build/train/cls)")
@@ -243,14 +246,19 @@ def main(argv: list[str] | None = None) -> int:
             from models.recipe.train_cls import train_classifier
 
             shared = args.shared if args.shared.is_dir() else None
-            for name, seeds in (("view_crops", args.cls_ft_seeds), ("view_crops_val", args.cls_ft_val_seeds)):
+            sets = [("view_crops", args.cls_ft_seeds, 25.0), ("view_crops_val", args.cls_ft_val_seeds, 25.0)]
+            if args.cls_ft_long_seeds:
+                sets.append(("view_crops_long", args.cls_ft_long_seeds, 45.0))
+            for name, seeds, seconds in sets:
                 if not (args.skip_data and (data / name).is_dir()):
                     shutil.rmtree(data / name, ignore_errors=True)
                     _log(f"cutting classifier crops from the pipeline's views ({name})")
-                    build_view_crops(data / name, parse_seeds(seeds), 16, shared, args.holdout, args.threads)
+                    build_view_crops(data / name, parse_seeds(seeds), 16, shared, args.holdout, args.threads,
+                                     seconds=seconds)
             _log("fine-tuning the classifier on the pipeline's index crops")
+            extra = [data / name for name, _, _ in sets if name != "view_crops_val"]
             train_classifier(cls_data, BUILD / "cls-ft" / "cards_cls.onnx", epochs=args.cls_ft_epochs, seed=0,
-                             lr=1e-3, upright=True, log=_log, init_onnx=cls_onnx, extra=[data / "view_crops"],
+                             lr=1e-3, upright=True, log=_log, init_onnx=cls_onnx, extra=extra,
                              extra_val=data / "view_crops_val", extra_repeat=3)
         cls_onnx = BUILD / "cls-ft" / "cards_cls.onnx"
 
@@ -289,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         "relu_epochs": args.relu_epochs, "cls_epochs": args.cls_epochs,
         "det_model": Path(args.relu_model if args.relu_epochs > 0 else args.det_model).name,
         "cls_model": "train_cls.py", "cls_ft_epochs": args.cls_ft_epochs, "cls_ft_seeds": args.cls_ft_seeds,
+        "cls_ft_long_seeds": args.cls_ft_long_seeds,
         "cls_ft2_epochs": args.cls_ft2_epochs, "mined_none_det_conf": args.mine_det_conf,
         "mined_real": args.mine_real, "mined_repeat": args.mined_repeat,
         "train_minutes": round((time.time() - started) / 60, 1),

@@ -180,9 +180,10 @@ def accuracy_like_inference(net, real: RealSet) -> tuple[float, np.ndarray]:
 
 
 def load_onnx_weights(net, onnx_path: Path) -> None:
-    """Put an exported classifier's weights back into :func:`build_net`'s layout. The export
-    folded each batch norm into its convolution, so each conv takes the folded kernel and its batch
-    norm becomes the identity plus the folded bias (keep those norms in eval mode when training)."""
+    """Put an exported classifier's weights back into :func:`build_net`'s layout (a float export,
+    or the shipped int8 one, dequantized). The export folded each batch norm into its convolution,
+    so each conv takes the folded kernel and its batch norm becomes the identity plus the folded
+    bias (keep those norms in eval mode when training)."""
     import onnx
     import torch
     import torch.nn as nn
@@ -190,6 +191,16 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
 
     model = onnx.load(str(onnx_path))
     init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for n in model.graph.node:  # an int8 (QDQ) export: its weights and biases, dequantized
+        if n.op_type == "DequantizeLinear" and n.input[0] in init:
+            q, scale = init[n.input[0]].astype(np.float32), init[n.input[1]].astype(np.float32)
+            zero = init[n.input[2]].astype(np.float32) if len(n.input) > 2 and n.input[2] in init else np.zeros_like(scale)
+            if scale.size > 1:
+                axis = next((a.i for a in n.attribute if a.name == "axis"), 1) % q.ndim
+                shape = [1] * q.ndim
+                shape[axis] = -1
+                scale, zero = scale.reshape(shape), zero.reshape(shape)
+            init[n.output[0]] = (q - zero) * scale
     convs = [(init[n.input[1]], init[n.input[2]] if len(n.input) > 2 else None)
              for n in model.graph.node if n.op_type == "Conv"]
     gemm = [(init[n.input[1]], init[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
