@@ -183,6 +183,12 @@ class Landing:
         """The samples ``rest_index`` indexes: the joined path when remeasured, else the track's."""
         return self.samples or self.track.samples
 
+    @property
+    def frames(self) -> tuple[int, int]:
+        """(first frame of its path, frame it came to rest): where its footage is."""
+        path = self.path
+        return path[0].frame, path[min(self.rest_index, len(path) - 1)].frame
+
 
 @dataclass(frozen=True)
 class TakeBack:
@@ -951,10 +957,8 @@ class PlayReader:
         if twin is not None:
             # flagged for review, not ruled: the spot's first read stands
             landing.done = landing.track.reported = True
-            path = landing.path
             self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
-                                   "(or a copy of it) read two ways?", label, pile.id if pile else None,
-                                   (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)))
+                                   "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
             return []
         if not landing.on_pile and not landing.retimed:
             landing.retimed = True
@@ -1109,8 +1113,7 @@ class PlayReader:
         for frag in landing.fragments:
             frag.reported = True
         confidence = self._confidence(landing, label)
-        path = landing.samples or track.samples
-        frames = (path[0].frame, path[min(landing.rest_index, len(path) - 1)].frame)
+        frames = landing.frames
         # Flagged, not ruled: a read too weak to send a card back on, or a card of unknown owner
         # (neither its path, nor an arm, nor a back said whose it is).
         unsure_owner = self._unsure_owner(landing)

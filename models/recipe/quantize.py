@@ -42,6 +42,29 @@ def expand_fp16(src: Path, dst: Path) -> None:
 
 
 WEIGHT_MAX = 63  # 7-bit weights: no 16-bit saturation in the AVX2 u8 x s8 kernels (see above)
+WEIGHTS_NOTE = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"  # detector.json "weights"
+
+
+def dq_axis(node, ndim: int) -> int:
+    """The channel axis of a DequantizeLinear node's per-channel scale (ONNX default 1)."""
+    return next((a.i for a in node.attribute if a.name == "axis"), 1) % ndim
+
+
+def along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """Per-channel ``values`` shaped to broadcast along ``axis`` of an ``ndim`` tensor."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return values.reshape(shape)
+
+
+def dequantize(node, init: dict[str, np.ndarray]) -> np.ndarray:
+    """The float tensor a DequantizeLinear node makes of its initializer (weights, biases)."""
+    q, scale = init[node.input[0]].astype(np.float32), init[node.input[1]].astype(np.float32)
+    zero = init[node.input[2]].astype(np.float32) if len(node.input) > 2 and node.input[2] in init else np.zeros_like(scale)
+    if scale.size > 1:
+        axis = dq_axis(node, q.ndim)
+        scale, zero = along(scale, axis, q.ndim), along(zero, axis, q.ndim)
+    return (q - zero) * scale
 
 
 def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
@@ -65,7 +88,7 @@ def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
         init[name] = numpy_helper.from_array(value, name)
         graph.initializer.append(init[name])
 
-    factor: dict[str, np.ndarray] = {}  # weight DQ output -> per-channel scale factor
+    factor: dict[str, np.ndarray] = {}  # weight DQ output -> per-channel (or one) scale factor
     changed = 0
     for node in graph.node:
         if node.op_type != "DequantizeLinear" or node.input[0] not in init:
@@ -74,17 +97,15 @@ def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
         if q.dtype != np.int8:
             continue
         scale = array(node.input[1])
-        axis = next((a.i for a in node.attribute if a.name == "axis"), 1) % q.ndim
+        axis = dq_axis(node, q.ndim)
         mag = np.abs(np.moveaxis(q.astype(np.int32), axis, 0)).reshape(q.shape[axis], -1).max(1)
         if scale.size == 1:  # one scale for the tensor
             mag = np.full(1, mag.max())
         grow = np.maximum(mag / limit, 1.0)  # channels already in range stay as they are
-        shape = [1] * q.ndim
-        shape[axis] = -1
-        new_q = np.clip(np.round(q / (grow.reshape(shape) if scale.size > 1 else grow[0])), -limit, limit)
         if (grow > 1).any():
-            put(node.input[0], new_q.astype(np.int8))
-            put(node.input[1], (scale * grow.reshape(scale.shape)).astype(scale.dtype))
+            new_q = np.round(q / (along(grow, axis, q.ndim) if scale.size > 1 else grow[0]))
+            put(node.input[0], np.clip(new_q, -limit, limit).astype(np.int8))
+            put(node.input[1], (scale * grow).reshape(scale.shape).astype(scale.dtype))
             changed += 1
         factor[node.output[0]] = grow
     for node in graph.node:  # the bias of each op whose weight was rescaled
@@ -97,9 +118,8 @@ def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
         b, b_scale = array(bias_dq.input[0]), array(bias_dq.input[1])
         if b.dtype != np.int32:
             continue
-        put(bias_dq.input[0], np.round(b / (grow if grow.size == b.size else grow.max())).astype(np.int32))
-        put(bias_dq.input[1], (b_scale * grow.reshape(b_scale.shape) if grow.size == b_scale.size
-                               else b_scale * grow.max()).astype(b_scale.dtype))
+        put(bias_dq.input[0], np.round(b / grow).astype(np.int32))
+        put(bias_dq.input[1], (b_scale * grow).reshape(b_scale.shape).astype(b_scale.dtype))
     onnx.save(model, str(dst))
     return changed
 
@@ -210,7 +230,7 @@ def quantize_folder(float_dir: Path, out: Path, shared: Path | None, seed: int =
 
         images += [img for img in (cv2.imread(str(p)) for p in extra) if img is not None]
     quantize(float_dir, out, images, log=log, names=names)
-    meta["weights"] = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"
+    meta["weights"] = WEIGHTS_NOTE
     (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -225,7 +245,7 @@ def reduce_folder(src: Path, out: Path) -> None:
         name = meta[key]["file"]
         n = reduce_weight_range(src / name, out / name)
         print(f"{name}: {n} weight tensors brought into +-{WEIGHT_MAX}", flush=True)
-    meta["weights"] = "int8 QDQ, 7-bit weights (models/recipe/quantize.py)"
+    meta["weights"] = WEIGHTS_NOTE
     (out / "detector.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 

@@ -189,18 +189,13 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
     import torch.nn as nn
     from onnx import numpy_helper
 
+    from models.recipe.quantize import dequantize
+
     model = onnx.load(str(onnx_path))
     init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     for n in model.graph.node:  # an int8 (QDQ) export: its weights and biases, dequantized
         if n.op_type == "DequantizeLinear" and n.input[0] in init:
-            q, scale = init[n.input[0]].astype(np.float32), init[n.input[1]].astype(np.float32)
-            zero = init[n.input[2]].astype(np.float32) if len(n.input) > 2 and n.input[2] in init else np.zeros_like(scale)
-            if scale.size > 1:
-                axis = next((a.i for a in n.attribute if a.name == "axis"), 1) % q.ndim
-                shape = [1] * q.ndim
-                shape[axis] = -1
-                scale, zero = scale.reshape(shape), zero.reshape(shape)
-            init[n.output[0]] = (q - zero) * scale
+            init[n.output[0]] = dequantize(n, init)
     convs = [(init[n.input[1]], init[n.input[2]] if len(n.input) > 2 else None)
              for n in model.graph.node if n.op_type == "Conv"]
     gemm = [(init[n.input[1]], init[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
