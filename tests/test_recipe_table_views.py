@@ -167,6 +167,18 @@ def test_none_boxes_avoid_indices_and_the_grey_fill():
         assert not (min(x1, 80) - max(x0, 50) > 0.25 * (x1 - x0) and min(y1, 90) - max(y0, 50) > 0.25 * (y1 - y0))
 
 
+def _with_random_norms(net, mean: float):
+    """``net`` in eval mode with non-trivial batch norms, so that folding them matters."""
+    import torch
+
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-mean, mean)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+    return net.eval()
+
+
 def test_classifier_weights_load_back_from_onnx(tmp_path):
     """The fine-tune starts from the shipped classifier: its exported (batch-norm folded) weights
     go back into the network and read exactly as the ONNX file does."""
@@ -177,13 +189,7 @@ def test_classifier_weights_load_back_from_onnx(tmp_path):
     from models.recipe.train_cls import build_net, load_onnx_weights, _predict
 
     torch.manual_seed(0)
-    net = build_net(5, widths=(8, 8, 8, 8, 8, 8))
-    for m in net.modules():  # non-trivial norms, so folding matters
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.2, 0.2)
-            m.running_var.uniform_(0.5, 2.0)
-            m.weight.data.uniform_(0.5, 1.5)
-    net.eval()
+    net = _with_random_norms(build_net(5, widths=(8, 8, 8, 8, 8, 8)), 0.2)
     path = tmp_path / "cls.onnx"
     torch.onnx.export(net, torch.zeros(1, 3, 64, 64), str(path), input_names=["images"], opset_version=17,
                       dynamic_axes={"images": {0: "batch"}}, dynamo=False)
@@ -197,3 +203,47 @@ def test_classifier_weights_load_back_from_onnx(tmp_path):
     assert np.allclose(got, want / want.sum(1, keepdims=True), atol=1e-5)
     with pytest.raises(ValueError, match="convolutions"):
         load_onnx_weights(build_net(5, widths=(8, 8, 8, 8, 8, 8))[:6], path)
+
+
+def test_detector_weights_load_back_from_onnx(tmp_path):
+    """Stage 1 can be fine-tuned from what ships: the exported (norm-folded) detector comes back
+    into the ultralytics layout computing the same outputs, and its rebuilt norms hold the
+    calibration batch's statistics, so that training (batch statistics) starts from that function."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    pytest.importorskip("ultralytics")
+    import copy
+
+    import onnxruntime as ort
+
+    from models.recipe.det_from_onnx import DEFAULT_LAYOUT, load_onnx_detector
+    from ultralytics.nn.tasks import DetectionModel
+
+    torch.manual_seed(0)
+    net = _with_random_norms(DetectionModel(str(DEFAULT_LAYOUT), verbose=False), 0.5)
+    fused = copy.deepcopy(net).fuse(verbose=False)
+    path = tmp_path / "det.onnx"
+    torch.onnx.export(fused, torch.zeros(1, 3, 64, 64), str(path), input_names=["images"], opset_version=17,
+                      dynamo=False)
+    rng = np.random.default_rng(1)
+    calib = torch.from_numpy(rng.random((4, 3, 64, 64), dtype=np.float32))
+    back = load_onnx_detector(path, calib)
+    back.eval()
+    x = rng.random((1, 3, 64, 64), dtype=np.float32)
+    want = ort.InferenceSession(str(path)).run(None, {"images": x})[0]
+    with torch.no_grad():
+        got = back(torch.from_numpy(x))[0].numpy()
+    assert np.allclose(got, want, atol=1e-3)
+    with torch.no_grad():  # training normalises by batch statistics: on the calibration batch they are the norms'
+        want = back(calib)[0]
+        for m in back.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.train()
+                m.momentum = 0.0
+        got = back(calib)[0]
+    assert torch.allclose(got, want, atol=1e-3)
+    first = back.model[0]  # its norm saw the calibration batch's conv outputs
+    with torch.no_grad():
+        raw = first.conv(calib)
+    assert np.allclose(first.bn.running_mean.numpy(), raw.mean(dim=(0, 2, 3)).numpy(), atol=1e-4)
+    assert np.allclose(first.bn.running_var.numpy(), raw.var(dim=(0, 2, 3), unbiased=False).numpy(), rtol=1e-3)

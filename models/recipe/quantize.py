@@ -67,6 +67,18 @@ def dequantize(node, init: dict[str, np.ndarray]) -> np.ndarray:
     return (q - zero) * scale
 
 
+def float_initializers(model) -> dict[str, np.ndarray]:
+    """Every initializer of an ONNX model as an array, plus, for an int8 (QDQ) export, the float
+    weights and biases its DequantizeLinear nodes make (under those nodes' output names)."""
+    from onnx import numpy_helper
+
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for n in model.graph.node:
+        if n.op_type == "DequantizeLinear" and n.input[0] in init:
+            init[n.output[0]] = dequantize(n, init)
+    return init
+
+
 def reduce_weight_range(src: Path, dst: Path, limit: int = WEIGHT_MAX) -> int:
     """Requantize a QDQ model's int8 weights into [-limit, limit], per output channel, and its
     int32 biases to match (a fused QLinearConv reads the bias at scale input x weight scale, so

@@ -94,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ft-epochs", type=int, default=FT_EPOCHS,
                     help="epochs of the fine-tune on the pipeline's views (stage det-ft; 0: none)")
     ap.add_argument("--ft-seeds", default="6000-6109", help="dev seeds of the simulated clips filmed for det-ft")
+    ap.add_argument("--ft-seconds", type=float, default=25.0,
+                    help="length of each det-ft clip (longer: deeper, messier piles)")
+    ap.add_argument("--det-onnx", type=Path, default=None,
+                    help="train the detector stages asked for from this exported detector (e.g. the shipped "
+                         "models/cards_det.onnx, rebuilt by det_from_onnx.py) instead of build/train's runs")
     ap.add_argument("--ft-frames", type=int, default=20, help="frames sampled per clip for det-ft")
     ap.add_argument("--ft-closeups", type=int, default=250, help="close-up scenes for det-ft")
     ap.add_argument("--ft-old-scenes", type=int, default=500, help="first-stage scenes kept in the det-ft mix")
@@ -189,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
                          upright=True, log=_log)
     cls_onnx = BUILD / "cls" / "cards_cls.onnx" if "cls" in stages or args.cls_onnx is None else args.cls_onnx
 
+    if args.det_onnx is not None and "det" in stages:
+        raise SystemExit("--det-onnx starts from shipped weights: drop the det stage (train det-ft, det-fonts, ...)")
     if "det" in stages:
         _log("training the index/back detector")
         det = YOLO(args.det_model)
@@ -196,49 +203,68 @@ def main(argv: list[str] | None = None) -> int:
                   nbs=16, name="det", degrees=0.0, fliplr=0.5, mosaic=1.0, close_mosaic=1, warmup_epochs=0.5,
                   val=False, patience=100, optimizer="AdamW", lr0=0.002, **common)
     det_best = runs / "det" / "weights" / "last.pt"  # no validation during training: the last epoch
+    if args.det_onnx is not None:
+        # the shipped (or any exported) detector back in PyTorch: the stages asked for train on
+        # from it, the others are skipped instead of reusing build/train's runs
+        from models.recipe.det_from_onnx import calibration_batch, load_onnx_detector, save_checkpoint
+
+        det_best = runs / "from-onnx" / "weights" / "last.pt"
+        _log(f"rebuilding the detector from {args.det_onnx}")
+        calib = calibration_batch([data / "det" / "images" / "train", data / "views" / "images"], 64, args.det_imgsz)
+        save_checkpoint(load_onnx_detector(args.det_onnx, calib, Path(args.det_model)), det_best, args.det_onnx)
+
+    def after(name: str, ran: bool) -> Path:
+        """The weights the next stage starts from once stage ``name`` is passed."""
+        return runs / name / "weights" / "last.pt" if ran or args.det_onnx is None else det_best
+
     if args.det_more > 0:
-        if "det" in stages or "det-more" in stages:
+        ran = "det" in stages or "det-more" in stages
+        if ran:
             # a second, gentler schedule from the first one's weights (how the shipped weights were
             # made: the first 8 epochs fit the first time slot, these 4 the next)
             _log("continuing the detector")
             _continue(det_best, data / "det" / "data.yaml", args.det_more, "det2", args.det_imgsz, common)
-        det_best = runs / "det2" / "weights" / "last.pt"
+        det_best = after("det2", ran)
     if args.ft_epochs > 0:
-        if "det" in stages or "det-ft" in stages:
+        ran = "det" in stages or "det-ft" in stages
+        if ran:
             # the pipeline's own view (models/recipe/table_views.py): 416 px canvases of the
             # rectified table at 1.2 px/mm, cards in flight, hands; with close-ups, part of the
             # first scenes and the real-dev train half so photo skills are kept
             ft_data = finetune_data(data, args)
             _log(f"fine-tuning the detector on the pipeline's views ({ft_data})")
             _continue(det_best, data / "det-ft" / "data.yaml", args.ft_epochs, "det3", args.det_imgsz, common)
-        det_best = runs / "det3" / "weights" / "last.pt"
+        det_best = after("det3", ran)
     if args.ft_epochs > 0 and args.ft_more_epochs > 0:
         # the same views and schedule again, round after round (det4, det5, ...; each a fresh run:
         # lr restarts at 0.001): how the CPU time slots of session 4 were spent
         for k in range(args.ft_more_rounds):
             name = f"det{4 + k}"
-            if "det" in stages or "det-ft" in stages or "det-ft2" in stages or name in args.ft_more_only.split(","):
+            ran = bool({"det", "det-ft", "det-ft2"} & stages) or name in args.ft_more_only.split(",")
+            if ran:
                 if not (data / "det-ft" / "data.yaml").is_file():
                     finetune_data(data, args)
                 _log(f"continuing the fine-tune on the pipeline's views ({name})")
                 _continue(det_best, data / "det-ft" / "data.yaml", args.ft_more_epochs, name, args.det_imgsz, common)
-            det_best = runs / name / "weights" / "last.pt"
+            det_best = after(name, ran)
     if args.font_epochs > 0 and args.font_scenes > 0 and font_decks > 0:
-        if "det" in stages or "det-fonts" in stages:
+        ran = "det" in stages or "det-fonts" in stages
+        if ran:
             mix = finetune_data(data, args, font_scenes=args.font_scenes, font_decks=font_decks)
             _log(f"fine-tuning the detector with font-deck scenes added ({mix})")
             _continue(det_best, data / "det-fonts" / "data.yaml", args.font_epochs, "det-fonts", args.det_imgsz,
                       common)
-        det_best = runs / "det-fonts" / "weights" / "last.pt"
+        det_best = after("det-fonts", ran)
     if args.relu_epochs > 0:
-        if "det" in stages or "det-relu" in stages:
+        ran = "det" in stages or "det-relu" in stages
+        if ran:
             mix_yaml = data / "det-fonts" / "data.yaml"
             if not mix_yaml.is_file():  # no det-fonts: the det-ft mix
                 finetune_data(data, args)
                 mix_yaml = data / "det-ft" / "data.yaml"
             _log(f"turning the detector to ReLU ({args.relu_model}) and training it on {mix_yaml.parent.name}")
             _continue(det_best, mix_yaml, args.relu_epochs, "det-relu", args.det_imgsz, common, layout=args.relu_model)
-        det_best = runs / "det-relu" / "weights" / "last.pt"
+        det_best = after("det-relu", ran)
 
     if args.cls_ft_epochs > 0:
         if "cls" in stages or "cls-ft" in stages:
@@ -318,7 +344,8 @@ def finetune_data(data: Path, args: argparse.Namespace, font_scenes: int = 0, fo
     if not (reuse and (views / "images").is_dir()):
         shutil.rmtree(views, ignore_errors=True)
         _log("filming simulated clips for the pipeline's views")
-        build_views(views, parse_seeds(args.ft_seeds), args.ft_frames, shared, args.holdout, args.threads, log=_log)
+        build_views(views, parse_seeds(args.ft_seeds), args.ft_frames, shared, args.holdout, args.threads,
+                    seconds=args.ft_seconds, log=_log)
     if not (reuse and (closeups / "images").is_dir()):
         shutil.rmtree(closeups, ignore_errors=True)
         build_closeups(closeups, args.ft_closeups, args.seed + 1, shared, args.holdout, args.threads)

@@ -187,15 +187,11 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
     import onnx
     import torch
     import torch.nn as nn
-    from onnx import numpy_helper
 
-    from models.recipe.quantize import dequantize
+    from models.recipe.quantize import float_initializers
 
     model = onnx.load(str(onnx_path))
-    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    for n in model.graph.node:  # an int8 (QDQ) export: its weights and biases, dequantized
-        if n.op_type == "DequantizeLinear" and n.input[0] in init:
-            init[n.output[0]] = dequantize(n, init)
+    init = float_initializers(model)
     convs = [(init[n.input[1]], init[n.input[2]] if len(n.input) > 2 else None)
              for n in model.graph.node if n.op_type == "Conv"]
     gemm = [(init[n.input[1]], init[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
