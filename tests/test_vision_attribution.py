@@ -66,6 +66,27 @@ def test_the_arm_arrival_is_the_first_of_consecutive_frames_it_covers_the_spot()
     assert arms.arrival((300.0, 220.0), 0.5, 1.1) is None
 
 
+def test_an_arm_that_came_before_a_given_moment_is_passed_over_and_a_later_one_found():
+    """``since``: the arm of the card underneath (there from 1.0 s, withdrawing till 1.5 s) is not
+    the one that brought the card on it; the later arm from the same side is, once the first left."""
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)  # (50, 30) px
+    for k in range(40):
+        t = 1.0 + k / 30
+        m = _mask()
+        if k < 15 or 24 <= k < 34:
+            m[28:33, 0:50] = True  # the left arm: a first reach, gone, a second reach at 1.8 s
+        if 18 <= k < 30:
+            m[0:20, 70:75] = True  # an arm from the top elsewhere (not at the spot)
+        arms.update(t, m, _to_mm)
+    # without: the arm already there (since the first frame kept: when it came is unknown)
+    assert arms.arrival(spot, 1.2, 2.3) == 1.2
+    assert arms.arrival(spot, 1.2, 2.3, since=1.1) == 1.8
+    assert [round(t, 3) for t, _ in arms.reaches(spot, 1.2, 2.3)] == [1.2]
+    assert [round(t, 3) for t, _ in arms.reaches(spot, 1.2, 2.3, since=1.1)] == [1.8]
+    assert arms.reaches(spot, 1.2, 1.7, since=1.1) == []  # only the first arm was there by then
+
+
 def test_a_hand_whose_still_forearm_left_the_changed_pixels_is_followed_to_where_the_arm_came_in():
     def reach(watcher):
         watcher.update(0.95, _mask(), _to_mm)  # nothing there yet

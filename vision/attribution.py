@@ -242,21 +242,22 @@ class ArmWatcher:
         return float(p[0]), float(p[1])
 
     def arrival(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
-                lookback_s: float = ARRIVAL_LOOKBACK_S) -> float | None:
+                lookback_s: float = ARRIVAL_LOOKBACK_S, since: float | None = None) -> float | None:
         """When an arm reached ``spot_mm`` and was there between ``t0`` and ``t1``: the first of at
         least ``min_frames`` frames in a row whose arm blob covers it (``None`` if none did). An arm
-        already there at ``t0`` is timed from when it came, up to ``lookback_s`` earlier."""
+        already there at ``t0`` is timed from when it came, up to ``lookback_s`` earlier; with
+        ``since``, an arm that came before then is passed over (see :meth:`reaches`)."""
         if self._to_mm is None:
             return None
         first = None
         run: list[float] = []
         missed = 0
-        for t, mask, trail in self._frames(t0 - lookback_s, t1):
+        for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             if self._entry_in(mask, spot_mm, trail) is not None:
                 run.append(t)
                 missed = 0
-                if len(run) >= min_frames and t >= t0:
+                if len(run) >= min_frames and t >= t0 and self._came_since(run[0], first, since):
                     return self._arrived(run[0], first, t0)
             elif run:
                 missed += 1
@@ -264,13 +265,26 @@ class ArmWatcher:
                     run = []
         return None
 
+    @staticmethod
+    def _scan_from(t0: float, lookback_s: float, since: float | None) -> float:
+        """Where to start looking: the look back, and with ``since`` a moment before it, so that an
+        arm already there then is seen to have come before."""
+        return t0 - lookback_s if since is None else min(t0 - lookback_s, since - 0.1)
+
+    @staticmethod
+    def _came_since(start: float, first: float, since: float | None) -> bool:
+        """A run of frames from ``start`` counts with ``since``: it began then or later, not at the
+        first frame looked at (when it came is unknown: maybe before)."""
+        return since is None or (start >= since and start > first)
+
     def _arrived(self, start: float, first: float, t0: float) -> float:
         """A run of frames that began at the first frame looked at began before it: when it came is
         unknown, and ``t0`` (the window asked for) is what is reported, as without a look back."""
         return max(start, t0) if start <= first else start
 
     def reaches(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
-                share: float = 0.3, lookback_s: float = ARRIVAL_LOOKBACK_S) -> list[tuple[float, tuple[float, float]]]:
+                share: float = 0.3, lookback_s: float = ARRIVAL_LOOKBACK_S,
+                since: float | None = None) -> list[tuple[float, tuple[float, float]]]:
         """Every arm that reached ``spot_mm`` and was there between ``t0`` and ``t1``, one per side
         of the watched area it came in from: (first of ``min_frames`` frames in a row in which the
         spot's blob crossed that side with at least ``share`` of its busiest side's edge pixels,
@@ -280,14 +294,16 @@ class ArmWatcher:
         the hands, or under the other copy of a contest until that was taken back) is looked for
         from shortly before it was seen, while its arm came earlier (60 s dev clip 4242: a 5H
         contest first seen 1.3 s after its contacts, both copies timed from arms "arriving" at the
-        start of the window, 0.6 s late, and counted as phantoms)."""
+        start of the window, 0.6 s late, and counted as phantoms). With ``since``, an arm that came
+        before then is passed over (the arm of an earlier card on the pile, still there or
+        withdrawing), and a later arm from its side may still count once it has gone."""
         if self._to_mm is None:
             return []
         first = None
         runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
         missed: dict[str, int] = {}  # frames in a row a run's side was not seen
         found: dict[str, tuple[float, tuple[float, float]]] = {}
-        for t, mask, trail in self._frames(t0 - lookback_s, t1):
+        for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             sides = self._sides_in(mask, spot_mm, share, trail, rootless=True)
             for side in ("left", "top", "right", "bottom"):
@@ -296,8 +312,8 @@ class ArmWatcher:
                 if side in sides:
                     runs.setdefault(side, []).append((t, sides[side]))
                     missed[side] = 0
-                    if len(runs[side]) >= min_frames and t >= t0:
-                        start, where = runs[side][0]
+                    start, where = runs[side][0]
+                    if len(runs[side]) >= min_frames and t >= t0 and self._came_since(start, first, since):
                         found[side] = (self._arrived(start, first, t0), where)
                 elif side in runs:
                     # an arm crossing the edge flickers out of a frame or two where it merges

@@ -62,6 +62,9 @@ class ReaderSettings:
     path_conf: float = 0.3  # a path this unsure of its seat asks the arm (motion) for the origin
     arm_before_s: float = 0.9  # ... an arm at the spot up to this long before the card was seen at rest
     arm_lead_s: float = 0.16  # an arm reaches a spot this long before the card it brings touches it
+    # a card on a pile came with an arm that reached it later than this after the arm of the card
+    # under it (see PlayReader._arms_since; those arms reach it 0.13-0.2 s before their card touches)
+    arm_since_margin_s: float = 0.06
     arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
     arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
@@ -334,7 +337,7 @@ class PlayReader:
         n = self.s.rest_frames
         if t - track.last.t > 1.5 / self.fps:
             n = 2  # no longer seen (covered by the next card at once): two still samples will do
-        m = self._measure(track.samples, n, track.owner_votes)
+        m = self._measure(track.samples, n, track.owner_votes, track.label)
         if m is None:
             return
         i, rest, contact, player, conf, how = m
@@ -373,12 +376,12 @@ class PlayReader:
                 # arm was right)
                 jumped = self._jumped(track.samples, i, rest)
                 p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes,
-                                      self._rest_axis(track.samples, i))
+                                      self._rest_axis(track.samples, i), track.label)
                 if p2 is not None and (jumped or p2 != player):
                     player, conf, how = p2, c2, "motion"
             # came from where it was last seen (a recalled origin) straight to the pile: no reach to
             # fit; it touched the pile shortly before it was first seen there, not halfway between
-            contact = self._first_sighting(track.samples, i, rest, player)
+            contact = self._first_sighting(track.samples, i, rest, player, track.label)
             path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
         landing.unseen_arrival = path_less or moved < self.s.unseen_flight_mm
@@ -396,7 +399,8 @@ class PlayReader:
             return
         t_seen = landing.t_rest
         reached = []
-        for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen):
+        for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen,
+                                              **self._arms_since(landing.rest, landing.track.label)):
             who, c, _ = self.attributor.attribute(entry, landing.rest)
             if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                     (who == landing.player or not self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)):
@@ -459,16 +463,18 @@ class PlayReader:
         prev = samples[i - 1]
         return math.hypot(prev.x - rest[0], prev.y - rest[1]), float(samples[i].t - prev.t)
 
-    def _first_sighting(self, samples: list, i: int, rest: Point, player: str | None = None) -> ContactEstimate:
+    def _first_sighting(self, samples: list, i: int, rest: Point, player: str | None = None,
+                        label: str | None = None) -> ContactEstimate:
         """Contact of a card first seen on its pile: just before that sighting (the hand covers
         it while putting it down), with the frame interval as its uncertainty at least."""
         t_seen = float(samples[i].t)
-        by_arm = self._arm_contact(rest, t_seen, player)
+        by_arm = self._arm_contact(rest, t_seen, player, label)
         if by_arm is not None and by_arm.t > samples[i - 1].t:
             return by_arm
         return ContactEstimate(t_seen - 0.5 / self.fps, 1000.0 / self.fps, 0.0, (float(rest[0]), float(rest[1])))
 
-    def _attribute(self, samples: list, i: int, rest: Point, owner_votes: Counter) -> tuple[str | None, float, str]:
+    def _attribute(self, samples: list, i: int, rest: Point, owner_votes: Counter,
+                   label: str | None = None) -> tuple[str | None, float, str]:
         """Player from the card's path (and backs); a path that cannot say (never seen on its way,
         or too short) takes the arm that reached the spot when it landed as its origin. Either
         names only a seat the way the card lies fits (:meth:`_rest_axis`)."""
@@ -476,27 +482,30 @@ class PlayReader:
         player, conf, how = self.attributor.attribute((samples[0].x, samples[0].y), rest, owner_votes, axis)
         if self.arms is None or conf >= self.s.path_conf or how not in ("arm", "conflict"):
             return player, conf, how
-        p2, c2 = self._by_arm(rest, float(samples[i].t), owner_votes, axis)
+        p2, c2 = self._by_arm(rest, float(samples[i].t), owner_votes, axis, label)
         if p2 is None or c2 <= conf:
             return player, conf, how
         return p2, c2, "motion"
 
     def _by_arm(self, rest: Point, t_rest: float, owner_votes: Counter,
-                axis: float | None = None) -> tuple[str | None, float]:
+                axis: float | None = None, label: str | None = None) -> tuple[str | None, float]:
         """(player, confidence) named by the arm that reached ``rest`` as the card came to rest there
         (its entry point standing in for the card's origin); (None, 0) when no arm was seen."""
         t0, t1 = t_rest - self.s.arm_before_s, t_rest + 0.1
+        since = self._arms_since(rest, label)
         if hasattr(self.arms, "reaches"):
             # arms told apart by side: an arm whose player played on another pile just then only
             # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away)
             named = []
-            for t_arm, where in self.arms.reaches(rest, t0, t1):
+            for t_arm, where in self.arms.reaches(rest, t0, t1, **since):
                 who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
                 if who is not None and c >= self.s.path_conf:
                     named.append((who, c, self._played_elsewhere(who, rest, t_arm + self.s.arm_lead_s)))
             free = [(who, c) for who, c, busy in named if not busy]
-            if len(free) == 1 and len(named) > 1:
+            if len(free) == 1 and (len(named) > 1 or since):
                 return free[0]
+        if since:  # (the earlier card's arm may still be withdrawing: not where this one came from)
+            t0 = max(t0, since["since"] + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
         if entry is None:
             return None, 0.0
@@ -547,11 +556,12 @@ class PlayReader:
             return
         if landing.how not in ("arm", "motion", "conflict"):
             return  # a back seen on the card names its owner better than a direction
-        player, conf, how = self._attribute(landing.path, landing.rest_index, landing.rest, landing.track.owner_votes)
+        player, conf, how = self._attribute(landing.path, landing.rest_index, landing.rest, landing.track.owner_votes,
+                                            landing.track.label)
         if player is not None and self.attributor.fits_axis(player, axis):
             landing.player, landing.player_conf, landing.how = player, conf, how
 
-    def _measure(self, samples: list, n: int, owner_votes: Counter):
+    def _measure(self, samples: list, n: int, owner_votes: Counter, label: str | None = None):
         """(rest index, rest point, contact, player, attribution confidence, how) for samples that
         end at rest inside the common area, else ``None``."""
         if len(samples) < n or not self._in_common(samples[-1].x, samples[-1].y):
@@ -569,7 +579,7 @@ class PlayReader:
         rest = (float(centre[0]), float(centre[1]))
         # a quick first estimate; the placement fit re-times the play when it is reported (_retime)
         contact = estimate_for_track(times, pos, i, self.fps)
-        player, conf, how = self._attribute(samples, i, rest, owner_votes)
+        player, conf, how = self._attribute(samples, i, rest, owner_votes, label)
         return i, rest, contact, player, conf, how
 
     def _spot(self, rest: Point) -> tuple[float, float] | None:
@@ -601,7 +611,7 @@ class PlayReader:
         votes = Counter(landing.track.owner_votes)
         for f in extra:
             votes.update(f.owner_votes)
-        m = self._measure(samples, 2, votes)
+        m = self._measure(samples, 2, votes, landing.track.label)
         if m is None:
             return
         i, rest, contact, player, conf, how = m
@@ -638,12 +648,27 @@ class PlayReader:
                 mid = (a + b) / 2
                 return ContactEstimate(mid, max((b - a) / math.sqrt(12) * 1000, 1.0), 0.0)
         rest = (float(track.samples[i].x), float(track.samples[i].y))
-        by_arm = self._arm_contact(rest, float(t_seen), player)
+        by_arm = self._arm_contact(rest, float(t_seen), player, track.label)
         if by_arm is not None:
             return by_arm
         return ContactEstimate(contact.t, max(contact.uncertainty_ms, 1000 / self.fps), contact.rms_mm)
 
-    def _arm_contact(self, rest: Point, t_seen: float, player: str | None = None) -> ContactEstimate | None:
+    def _arms_since(self, rest: Point, label: str | None) -> dict[str, float]:
+        """``{"since": t}`` for the arm watcher when ``rest`` lies on a pile whose top card is not
+        ``label``: arms that reached the pile by ``t`` (shortly before that card touched it) brought
+        it, or cards before it, and were still there or withdrawing; a card on top of it came with a
+        later arm (fresh dev clip 5247: a 2H first seen 0.9 s after the AH under it was timed and
+        owned by the AH's arm, 0.9 s early, ruled before the Ace, and every heart after it ruled
+        illegal). ``{}``: no such pile, or ``label`` is its top (a contest's other copy came with
+        that card's arms)."""
+        pile = self.registry.nearest(rest[0], rest[1], include_completed=False)
+        t_top = self._top_t.get(pile.id) if pile is not None and pile.top not in (None, label) else None
+        if t_top is None:
+            return {}
+        return {"since": t_top - self.s.arm_lead_s + self.s.arm_since_margin_s}
+
+    def _arm_contact(self, rest: Point, t_seen: float, player: str | None = None,
+                     label: str | None = None) -> ContactEstimate | None:
         """Contact of a card never seen on its way, from the arm that brought it: the hand (with the
         card ahead of it) reaches the spot ``arm_lead_s`` before the card touches the pile
         (simulated dev clips: 130-200 ms, median 167 ms over 14 plays). Never later than the card
@@ -657,14 +682,15 @@ class PlayReader:
             return None
         t0 = t_seen - self.s.arm_before_s
         t_arm = None
+        since = self._arms_since(rest, label)
         if player is not None and hasattr(self.arms, "reaches"):
-            for t_reach, entry in self.arms.reaches(rest, t0, t_seen):
+            for t_reach, entry in self.arms.reaches(rest, t0, t_seen, **since):
                 who, c, _ = self.attributor.attribute(entry, rest)
                 if who == player and c >= self.s.path_conf:
                     t_arm = t_reach
                     break
         if t_arm is None:
-            t_arm = self.arms.arrival(rest, t0, t_seen)
+            t_arm = self.arms.arrival(rest, t0, t_seen, **since)
         if t_arm is None:
             return None
         t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
