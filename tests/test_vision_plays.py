@@ -291,6 +291,28 @@ def test_two_arms_reaching_a_pile_together_report_the_hidden_copy_as_a_contest()
     assert [o["player"] for o in obs if o["card"] == "2H"] == ["cy"]
 
 
+@pytest.mark.parametrize("clock", [2.0, 2.6])
+def test_a_contest_copy_whose_clock_runs_late_of_its_arm_is_timed_by_the_arm(clock):
+    """cy's 2H, followed to the pile, where two arms reached it together at 1.84 s: a contest.
+    When its own clock says it touched 0.6 s after its arm came (what lay there kept moving: the
+    other copy taken back off it), that clock is not the card's: both copies go by their arms."""
+    from types import SimpleNamespace
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    cfg = VisionConfig.from_dict(scene.config())
+    cy, ben = scene.seat_point(2), scene.seat_point(1)
+    reader = PlayReader(cfg, 30, arms=_TwoArms([(2.0 - 0.16, cy), (2.0 - 0.16, ben)]))
+    spot = scene.slots[0]
+    track = SimpleNamespace(label="2H", first=SimpleNamespace(t=1.5))
+    landing = Landing(track, 10, spot, clock, ContactEstimate(clock, 10.0, 0.0, spot), "cy", 0.9, "path")
+    reader._contest_by_arms(landing, path_less=False)
+    assert landing.hidden_rival[0] == "ben" and abs(landing.hidden_rival[1].t - 2.0) < 1e-6
+    assert abs(landing.contact.t - 2.0) < (0.011 if clock == 2.0 else 1e-6)  # its own clock when it fits
+
+
 class _ArmsLeaving(_TwoArms):
     """Two arms at the spot, each leaving it at its own time: (arrival, entry, departure); the
     last to leave rested its hand there first (picked its card up again) when ``rested``."""

@@ -65,6 +65,9 @@ class ReaderSettings:
     # a card on a pile came with an arm that reached it later than this after the arm of the card
     # under it (see PlayReader._arms_since; those arms reach it 0.13-0.2 s before their card touches)
     arm_since_margin_s: float = 0.06
+    # a contest copy whose clock comes this long after its arm reached the pile is timed by the arm
+    # (see PlayReader._contest_by_arms; the card ahead of the hand touches 0.13-0.2 s after it)
+    arm_late_s: float = 0.4
     arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
     arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
@@ -438,6 +441,12 @@ class PlayReader:
 
         if path_less:  # its own arm says whose it is and when it came
             landing.player, landing.player_conf, landing.how = mine[1], 0.99, "motion"
+            landing.contact = timed(mine[0])
+            landing.arm_timed = True
+        elif landing.contact.t - timed(mine[0]).t > self.s.arm_late_s:
+            # followed, but its clock says it touched long after its arm came: the copy left on the
+            # pile settling as the other was taken back off it (fresh dev clips 5240, 5241: a 3D and
+            # a 2D timed 0.6-0.7 s late, counted as phantoms): its arm's clock, like the other's
             landing.contact = timed(mine[0])
             landing.arm_timed = True
         landing.hidden_rival = (other[1], timed(other[0]))
