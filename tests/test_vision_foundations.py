@@ -30,6 +30,19 @@ def test_illegal_reads_and_rivals_leave_the_pile_alone():
     assert stray.new and not stray.legal
 
 
+def test_a_card_put_down_wide_of_its_pile_joins_it_only_as_its_next_card():
+    reg = FoundationRegistry()  # join_mm 42, wide_mm 55
+    reg.land("AC", 836.0, 395.0)
+    reg.land("AH", 600.0, 300.0)
+    assert reg.where("2C", 879.0, 406.0) == (reg.pile("p1"), True)  # 44 mm off: the Ace's next card
+    assert reg.where("3C", 879.0, 406.0) == (None, False)  # not a card of that pile yet: no pile
+    assert reg.where("2H", 879.0, 406.0) == (None, False)  # the 2H's pile is 280 mm away
+    assert reg.where("2C", 900.0, 395.0) == (None, False)  # 64 mm off: too far
+    assert reg.where("AD", 879.0, 406.0) == (None, True)  # an Ace there starts a pile of its own
+    wide = reg.land("2C", 879.0, 406.0)
+    assert wide.pile.id == "p1" and wide.legal and reg.pile("p1").cards == ["AC", "2C"]
+
+
 def test_alternate_colour_rule():
     reg = FoundationRegistry("alternate_colour")
     reg.land("AH", 400.0, 300.0)

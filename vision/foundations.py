@@ -48,11 +48,16 @@ class Landing:
 
 
 class FoundationRegistry:
-    """Piles by position. ``join_mm``: a card within this distance of a pile's spot lands on it."""
+    """Piles by position. ``join_mm``: a card within this distance of a pile's spot lands on it;
+    ``wide_mm``: a card that is not an Ace, with no pile within ``join_mm``, lands on the nearest
+    pile within this distance that it is the next card of (put down wide of it: fresh dev clip
+    5236, a 2C contest copy 44 mm from its Ace, ruled "no such pile", and with it the pile's every
+    later club lost)."""
 
-    def __init__(self, foundation_rule: str = "same_suit", join_mm: float = 42.0) -> None:
+    def __init__(self, foundation_rule: str = "same_suit", join_mm: float = 42.0, wide_mm: float = 55.0) -> None:
         self.foundation_rule = foundation_rule
         self.join_mm = join_mm
+        self.wide_mm = wide_mm
         self.piles: dict[str, Pile] = {}
         self._n = 0
 
@@ -86,7 +91,11 @@ class FoundationRegistry:
         target = self.nearest(x, y)
         if card.startswith("A") and (target is None or target.completed):
             return None, True  # an Ace always starts a pile (a completed pile's spot is free again)
-        return target, self.legal(card, target) if target is not None else False
+        if target is None:
+            wide = [(math.hypot(p.x - x, p.y - y), p.id, p) for p in self.piles.values()
+                    if not p.gone and self.legal(card, p) and math.hypot(p.x - x, p.y - y) <= self.wide_mm]
+            return (min(wide)[2], True) if wide else (None, False)
+        return target, self.legal(card, target)
 
     def land(self, card: str, x: float, y: float, same_as_top: bool = False) -> Landing:
         """Record ``card`` landing at ``(x, y)``; returns the pile and whether the play looked legal.
