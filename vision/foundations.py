@@ -92,9 +92,11 @@ class FoundationRegistry:
         if card.startswith("A") and (target is None or target.completed):
             return None, True  # an Ace always starts a pile (a completed pile's spot is free again)
         if target is None:
-            wide = [(math.hypot(p.x - x, p.y - y), p.id, p) for p in self.piles.values()
-                    if not p.gone and self.legal(card, p) and math.hypot(p.x - x, p.y - y) <= self.wide_mm]
-            return (min(wide)[2], True) if wide else (None, False)
+            fits = [p for p in self.piles.values() if not p.gone and self.legal(card, p)]
+            wide = min(fits, key=lambda p: math.hypot(p.x - x, p.y - y), default=None)
+            if wide is not None and math.hypot(wide.x - x, wide.y - y) <= self.wide_mm:
+                return wide, True
+            return None, False
         return target, self.legal(card, target)
 
     def land(self, card: str, x: float, y: float, same_as_top: bool = False) -> Landing:

@@ -403,7 +403,7 @@ class PlayReader:
         t_seen = landing.t_rest
         reached = []
         for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen,
-                                              **self._arms_since(landing.rest, landing.track.label)):
+                                              since=self._arms_since(landing.rest, landing.track.label)):
             who, c, _ = self.attributor.attribute(entry, landing.rest)
             if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                     (who == landing.player or not self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)):
@@ -506,15 +506,15 @@ class PlayReader:
             # arms told apart by side: an arm whose player played on another pile just then only
             # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away)
             named = []
-            for t_arm, where in self.arms.reaches(rest, t0, t1, **since):
+            for t_arm, where in self.arms.reaches(rest, t0, t1, since=since):
                 who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
                 if who is not None and c >= self.s.path_conf:
                     named.append((who, c, self._played_elsewhere(who, rest, t_arm + self.s.arm_lead_s)))
             free = [(who, c) for who, c, busy in named if not busy]
-            if len(free) == 1 and (len(named) > 1 or since):
+            if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0]
-        if since:  # (the earlier card's arm may still be withdrawing: not where this one came from)
-            t0 = max(t0, since["since"] + self.s.arm_before_s / 2)
+        if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
+            t0 = max(t0, since + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
         if entry is None:
             return None, 0.0
@@ -662,19 +662,17 @@ class PlayReader:
             return by_arm
         return ContactEstimate(contact.t, max(contact.uncertainty_ms, 1000 / self.fps), contact.rms_mm)
 
-    def _arms_since(self, rest: Point, label: str | None) -> dict[str, float]:
-        """``{"since": t}`` for the arm watcher when ``rest`` lies on a pile whose top card is not
+    def _arms_since(self, rest: Point, label: str | None) -> float | None:
+        """``since`` for the arm watcher when ``rest`` lies on a pile whose top card is not
         ``label``: arms that reached the pile by ``t`` (shortly before that card touched it) brought
         it, or cards before it, and were still there or withdrawing; a card on top of it came with a
         later arm (fresh dev clip 5247: a 2H first seen 0.9 s after the AH under it was timed and
         owned by the AH's arm, 0.9 s early, ruled before the Ace, and every heart after it ruled
-        illegal). ``{}``: no such pile, or ``label`` is its top (a contest's other copy came with
+        illegal). ``None``: no such pile, or ``label`` is its top (a contest's other copy came with
         that card's arms)."""
         pile = self.registry.nearest(rest[0], rest[1], include_completed=False)
         t_top = self._top_t.get(pile.id) if pile is not None and pile.top not in (None, label) else None
-        if t_top is None:
-            return {}
-        return {"since": t_top - self.s.arm_lead_s + self.s.arm_since_margin_s}
+        return None if t_top is None else t_top - self.s.arm_lead_s + self.s.arm_since_margin_s
 
     def _arm_contact(self, rest: Point, t_seen: float, player: str | None = None,
                      label: str | None = None) -> ContactEstimate | None:
@@ -693,13 +691,13 @@ class PlayReader:
         t_arm = None
         since = self._arms_since(rest, label)
         if player is not None and hasattr(self.arms, "reaches"):
-            for t_reach, entry in self.arms.reaches(rest, t0, t_seen, **since):
+            for t_reach, entry in self.arms.reaches(rest, t0, t_seen, since=since):
                 who, c, _ = self.attributor.attribute(entry, rest)
                 if who == player and c >= self.s.path_conf:
                     t_arm = t_reach
                     break
         if t_arm is None:
-            t_arm = self.arms.arrival(rest, t0, t_seen, **since)
+            t_arm = self.arms.arrival(rest, t0, t_seen, since=since)
         if t_arm is None:
             return None
         t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
