@@ -9,6 +9,7 @@ from vision.detector import (
     Detector,
     DetectorError,
     Sighting,
+    drop_overlapping_reads,
     letterbox,
     nms,
     read_class_names,
@@ -49,6 +50,28 @@ def test_nms_drops_a_part_nested_in_a_better_box_only_when_asked():
     scores = np.array([0.9, 0.8, 0.2], np.float32)
     assert nms(boxes, scores, 0.9) == [0, 1, 2]
     assert nms(boxes, scores, 0.9, contain=0.7) == [0, 2]
+
+
+def test_a_much_weaker_read_of_another_card_over_a_read_index_is_dropped():
+    # the single-card photo case: 9S read at 0.47, and a box around it and part of the card read
+    # 9C at 0.08 (86% of the 9S box inside it)
+    nine = Sighting("9S", 0.47, (458, 421, 545, 527))
+    wide = Sighting("9C", 0.08, (383, 417, 533, 529))
+    other_corner = Sighting("9S", 0.39, (99, 165, 176, 262))
+    assert drop_overlapping_reads([wide, other_corner, nine]) == [nine, other_corner]
+
+
+def test_near_equal_overlapping_reads_and_same_card_reads_both_stay():
+    # fanned cards: two indices half over each other, read about as surely: both are real
+    ten, queen = Sighting("10D", 0.31, (359, 320, 387, 370)), Sighting("QD", 0.29, (374, 300, 391, 358))
+    assert drop_overlapping_reads([queen, ten]) == [ten, queen]
+    # the same card boxed twice is left to tracking, whatever the confidences
+    big, small = Sighting("QH", 0.65, (510, 361, 529, 406)), Sighting("QH", 0.07, (504, 341, 527, 410))
+    assert drop_overlapping_reads([small, big]) == [big, small]
+    # a weak read beside (not over) a sure one stays
+    beside = Sighting("4D", 0.05, (600, 361, 640, 406))
+    assert drop_overlapping_reads([beside, big]) == [big, beside]
+    assert drop_overlapping_reads([queen, ten], overlap=0.5, ratio=1.0) == [ten]
 
 
 def test_square_crop_centres_the_box_and_pads_outside():

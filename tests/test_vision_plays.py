@@ -332,6 +332,9 @@ class _ArmsLeaving(_TwoArms):
 
 @pytest.mark.parametrize("rival_left, rested, ordered", [
     (2.20, False, False),  # both arms left together: both copies stay
+    (2.25, True, False),  # 0.1 s later: together, even with a hand seen lifting
+    (2.32, True, True),  # 0.17 s later, its hand seen resting then lifting (fresh dev clips 5250/5251)
+    (2.32, False, False),
     (2.43, False, False),  # 0.28 s later, but never seen resting then lifting: no telling
     (2.43, True, True),
     (2.55, True, True),  # 0.4 s later
@@ -359,6 +362,22 @@ def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left
         assert ruling["tie"] and "no lift seen" in twos["cy"]["evidence"]["occlusion"]
     else:  # the arms tell nothing: the arm timing alone, a tie
         assert ruling["tie"] and "occlusion" not in twos["cy"]["evidence"]
+
+
+def test_the_arm_taking_a_contest_copy_back_brings_no_copy_of_the_next_card():
+    # cy's 2H stays, ben's copy (seen only as his arm) is taken back: his hand rests on the pile,
+    # then lifts (an arm "arriving" at 2.62) and leaves at 2.70, just as dee's 3H, followed from
+    # her side, comes (fresh dev clip 5252: ana's arm, taking her 4D back, made a second 5D)
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("3H", "dee", 0, 2.9)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), 2.70),
+                         (2.62, scene.seat_point(1), 2.70), (2.9 - 0.16, scene.seat_point(3), 3.1)], rested=False)
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
+    assert [o["player"] for o in obs if o["card"] == "3H"] == ["dee"]
 
 
 @pytest.mark.parametrize("taken_back", [False, True])

@@ -196,6 +196,28 @@ def index_turns(width: float, height: float) -> tuple[int, ...]:
     return (0, 2) if aspect >= 1.3 else (1, 3) if aspect <= 1 / 1.3 else (0, 1, 2, 3)
 
 
+def drop_overlapping_reads(reads: list[Sighting], overlap: float = 0.5, ratio: float = 0.5) -> list[Sighting]:
+    """Of two index reads naming different cards whose boxes overlap by ``overlap`` of the smaller
+    one, drop the weaker when it is less than ``ratio`` times as sure: a box around one index and
+    part of its card, read as another card (single-card photos: 9S boxed again and read 9C at 0.08
+    against 0.47). Fanned indices can overlap that much too (real webcam fans: 10D 0.31 and QD 0.29
+    share 51%), so near-equal reads both stay; same-card reads always do. Survivors best first."""
+    kept: list[Sighting] = []
+    for read in sorted(reads, key=lambda r: -r.confidence):
+        x0, y0, x1, y1 = read.box
+        area = max((x1 - x0) * (y1 - y0), 1e-9)
+        for other in kept:
+            a0, b0, a1, b1 = other.box
+            if other.identity == read.identity or read.confidence >= ratio * other.confidence:
+                continue
+            inter = max(0.0, min(x1, a1) - max(x0, a0)) * max(0.0, min(y1, b1) - max(y0, b0))
+            if inter / min(area, max((a1 - a0) * (b1 - b0), 1e-9)) >= overlap:
+                break
+        else:
+            kept.append(read)
+    return kept
+
+
 TRAIN_VIEW = 640  # training scenes are 640 px views: the scale the detector knows
 TILE_FROM = 1000  # longer side above which detect() tiles the frame
 
@@ -205,7 +227,7 @@ class Detector:
 
     def __init__(self, model_dir: Path, threads: int | None = None, det_conf: float | None = None,
                  cls_conf: float | None = None, iou: float = 0.5, max_indices: int = 60,
-                 index_contain: float = 0.7):
+                 index_contain: float = 0.7, read_overlap: float = 0.5, read_ratio: float = 0.5):
         meta_path = model_dir / "detector.json"
         if not meta_path.is_file():
             raise DetectorError(f"no detector.json in {model_dir}: not a model folder (train with 'make train')")
@@ -238,6 +260,7 @@ class Detector:
         self.cls_conf = float(thresholds.get("cls_conf", 0.5) if cls_conf is None else cls_conf)
         self.iou = iou
         self.index_contain = index_contain
+        self.read_overlap, self.read_ratio = read_overlap, read_ratio
         self.max_indices = max_indices  # most-confident index boxes classified per frame (bounds latency)
         self.backs = None  # optional vision.backs.BackRegistry: names the owner of each back
         self._det_input = self.det.get_inputs()[0].name
@@ -364,6 +387,8 @@ class Detector:
             alts = [(self.cls_classes[k], float(p[k])) for k in order[1:4] if not self.cls_classes[k].startswith("_")]
             out.append(Sighting(best, float(conf[row] * p[order[0]]), tuple(float(v) for v in boxes[row]),
                                 "index", float(conf[row]), float(p[order[0]]), alts))
+        if self.read_overlap:
+            out = drop_overlapping_reads(out, self.read_overlap, self.read_ratio)
         back_rows = [row for row, c in enumerate(cls_id) if self.det_classes[c] == "back"]
         back_boxes = [tuple(float(v) for v in boxes[row]) for row in back_rows]
         # all backs of the frame at once: a card lying across another explains part of its box

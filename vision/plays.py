@@ -88,7 +88,9 @@ class ReaderSettings:
     # apart, none seen resting then lifting). A lag under takeback_sure_s also needs the hand seen
     # resting on the pile and lifting (ArmWatcher.last_move). Arms are watched this long after the
     # later contact.
-    takeback_s: float = 0.25
+    # (takeback_s was 0.25 s: on 8 fresh 60 s dev clips 5250-5257 the losers' arms of two 20 ms
+    # contests left 0.17 s after the winners', each seen resting then lifting, and were ruled ties)
+    takeback_s: float = 0.15
     takeback_sure_s: float = 0.33
     takeback_within_s: float = 0.8
     # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
@@ -252,6 +254,7 @@ class PlayReader:
         # every play reported, and (player, departure, spot, None) of every arm seen staying at a
         # pile to take a contest's copy back (where each player's arm was, and when)
         self._plays: list[tuple[str, float, Point, float | None]] = []
+        self._took_back: list[tuple[str, float, Point]] = []  # (player, departure, spot) of those arms
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
         # the reports of those confirmed, sent with the frame's observations
@@ -406,6 +409,7 @@ class PlayReader:
                                               since=self._arms_since(landing.rest, landing.track.label)):
             who, c, _ = self.attributor.attribute(entry, landing.rest)
             if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
+                    not self._taking_back(who, landing.rest, t_arm) and \
                     (who == landing.player or not self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)):
                 reached.append((t_arm, who))
         if len(reached) < 2:
@@ -1385,7 +1389,9 @@ class PlayReader:
             if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
                                                               landing.hidden_rival, t)):
                 keep.append((landing, seen, due))
-            elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing):
+            elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing) and \
+                    not self._taking_back(landing.hidden_rival[0], landing.rest,
+                                          landing.hidden_rival[1].t - self.s.arm_lead_s):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
             else:
                 out.append(self._released(seen, t))  # no hidden copy after all: the seen one alone, as measured
@@ -1453,6 +1459,17 @@ class PlayReader:
         later and was inferred as a second copy there)."""
         if took is not None and left and took.who in left:
             self._plays.append((took.who, left[took.who], spot, None))
+            self._took_back.append((took.who, left[took.who], spot))
+
+    def _taking_back(self, player: str, spot: Point, t_arm: float) -> bool:
+        """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, was the one staying there to
+        take a contest's copy back: a hand that rested on the pile and lifted again shows as an arm
+        arriving (fresh dev clip 5252: ana's arm, taking her 4D back, was inferred as a second 5D).
+        Asked when a second arm is taken for a hidden copy and again when that copy is due: the
+        contest before may be settled only in between."""
+        return any(who == player and t_arm <= t_left + self.s.arm_since_margin_s
+                   and math.hypot(where[0] - spot[0], where[1] - spot[1]) < self.registry.join_mm
+                   for who, t_left, where in self._took_back)
 
     def _arm_takeback(self, spot: Point, a: tuple[str | None, ContactEstimate],
                       b: tuple[str | None, ContactEstimate],
