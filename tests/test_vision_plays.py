@@ -380,6 +380,52 @@ def test_the_arm_taking_a_contest_copy_back_brings_no_copy_of_the_next_card():
     assert [o["player"] for o in obs if o["card"] == "3H"] == ["dee"]
 
 
+def test_a_weakly_read_contest_copy_confirmed_by_the_next_card_brings_its_hidden_rival():
+    # cy's 2H, read too weakly to rule, is flagged; ben's copy is only his arm. dee's 3H on it
+    # confirms the 2H: both copies were played (fresh dev clip 5250: a 10 ms 5D contest)
+    import dataclasses
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("3H", "dee", 0, 4.0)
+    frames = [(i, t, [dataclasses.replace(s, confidence=0.5) if s.label == "2H" else s for s in sightings])
+              for i, t, sightings in _unseen_in_flight(scene, 5.5, "2H", 2.0)]
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.2), (2.0 - 0.16, scene.seat_point(1), 2.22)],
+                        rested=False)
+    obs, reader = _read(scene, frames, 5.5, arms=arms)
+    twos = [o for o in obs if o["card"] == "2H"]
+    assert sorted(o["player"] for o in twos) == ["ben", "cy"]
+    assert all("confirmed_by" in o["evidence"] for o in twos) and not reader.flags
+    assert [o["player"] for o in obs if o["card"] == "3H"] == ["dee"]
+
+
+def test_a_joined_path_naming_the_other_arms_player_swaps_the_copies_and_keeps_the_arms_clocks():
+    """A card first read at rest, timed by two arms (ben's taken for its own, cy's for a hidden
+    copy), whose earlier sightings (read as another card) came from cy's side: the copy seen is
+    cy's and the hidden one ben's, each keeping its arm's clock (fresh dev clip 5253: the path's
+    clock, 0.6 s late, replaced the arm's and both copies were named for one player)."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = scene.frames(3.5)
+    obs, reader = _read(scene, frames, 3.5)
+    (whole,) = [tr for tr in reader._all.values() if tr.label == "2H"]
+    k = next(i for i, smp in enumerate(whole.samples) if smp.t >= 2.1)
+    flight = CardTrack(901, "2D", list(whole.samples[:k]))  # read another way on its way
+    at_rest = CardTrack(902, "2H", list(whole.samples[k:]))
+    spot = (at_rest.samples[0].x, at_rest.samples[0].y)
+    ben_clock, cy_clock = ContactEstimate(1.98, 100.0, 0.0, spot), ContactEstimate(2.01, 100.0, 0.0, spot)
+    landing = Landing(at_rest, 0, spot, at_rest.samples[0].t, ben_clock, "ben", 0.99, "motion",
+                      fragments=[flight], arm_timed=True, hidden_rival=("cy", cy_clock))
+    reader._remeasure(landing)
+    assert landing.player == "cy" and landing.contact is cy_clock
+    assert landing.hidden_rival == ("ben", ben_clock)
+
+
 @pytest.mark.parametrize("taken_back", [False, True])
 def test_arms_far_apart_are_a_contest_only_when_one_is_seen_taking_its_copy_back(taken_back):
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)

@@ -628,10 +628,19 @@ class PlayReader:
         if m is None:
             return
         i, rest, contact, player, conf, how = m
-        landing.rest_index, landing.rest, landing.contact = i, rest, contact
+        landing.rest_index, landing.rest = i, rest
         landing.t_rest = float(samples[i].t)
-        landing.player, landing.player_conf, landing.how = player, conf, how
         landing.samples = samples
+        if landing.arm_timed and landing.hidden_rival is not None:
+            # a contest timed by its two arms: the joined path only says which arm's copy this is
+            # (fresh dev clip 5253: a 4S path-timed 0.6 s late and named for the other arm's
+            # player, with that player's copy still inferred: one late copy, one play lost)
+            if player == landing.hidden_rival[0]:
+                landing.hidden_rival, (landing.player, landing.contact) = \
+                    (landing.player, landing.contact), landing.hidden_rival
+            return
+        landing.contact = contact
+        landing.player, landing.player_conf, landing.how = player, conf, how
 
     def _seen_before(self, label: str, rest: Point) -> bool:
         pile = self.registry.nearest(rest[0], rest[1])
@@ -1240,7 +1249,12 @@ class PlayReader:
             landing.held = "confirmed by the next card"
             obs = self._emit(landing, label, True, t, self._confidence(landing, label), flag.frames or (0, 0),
                              {**(extra or {}), "confirmed_by": f"{card} played on it ({flag.reason})"})
-            self._confirmed.append(obs)
+            if landing.hidden_rival is not None and not label.startswith("A") and self._hidden_rival_stands(landing, t):
+                # a contest's copy seen only as a second arm goes with it (fresh dev clip 5250: a
+                # 10 ms 5D contest's seen copy, read weakly, was confirmed by the 6D alone)
+                self._confirmed.extend(self._report_arm_contest(landing, obs, t))
+            else:
+                self._confirmed.append(obs)
             return True
         return False
 
@@ -1389,14 +1403,20 @@ class PlayReader:
             if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
                                                               landing.hidden_rival, t)):
                 keep.append((landing, seen, due))
-            elif not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing) and \
-                    not self._taking_back(landing.hidden_rival[0], landing.rest,
-                                          landing.hidden_rival[1].t - self.s.arm_lead_s):
+            elif self._hidden_rival_stands(landing, t):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
             else:
                 out.append(self._released(seen, t))  # no hidden copy after all: the seen one alone, as measured
         self._hidden = keep
         return out
+
+    def _hidden_rival_stands(self, landing: Landing, t: float) -> bool:
+        """Whether a copy inferred from a second arm is still taken for one when it is due: its
+        copy was not followed after all, and the arm was neither playing elsewhere nor taking
+        another contest's copy back."""
+        player, contact = landing.hidden_rival
+        return not self._rival_tracked(landing, t) and not self._arm_played_elsewhere(landing) and \
+            not self._taking_back(player, landing.rest, contact.t - self.s.arm_lead_s)
 
     @staticmethod
     def _released(obs: dict[str, Any], t: float) -> dict[str, Any]:
