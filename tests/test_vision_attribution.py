@@ -135,6 +135,21 @@ def test_each_arm_leaves_the_spot_when_its_blob_last_crossed_its_side():
     assert arms.departures(spot, 2.0, 3.0) == {}
 
 
+def test_a_contests_arms_can_still_be_read_when_a_later_card_confirms_it():
+    # a contest copy flagged for a weak read is confirmed by the next card on its pile, seconds
+    # later: the arms that came and left then are still there to say who took a copy back
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)
+    for k in range(30 * 12):
+        m = _mask()
+        if k < 6:
+            m[28:33, 0:50] = True  # the left arm puts its card down and leaves
+        if 3 <= k < 6 or 15 <= k < 18:
+            m[0:30, 46:51] = True  # the top arm comes, rests, lifts its copy and goes
+        arms.update(1.0 + k / 30, m, _to_mm)
+    assert set(arms.departures(spot, 0.9, 2.0)) == {"left", "top"}
+
+
 def test_a_hand_that_rests_then_moves_again_is_a_lift_one_that_keeps_moving_is_not():
     spot = (300.0, 220.0)  # (50, 30) px
 

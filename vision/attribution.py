@@ -185,8 +185,11 @@ class ArmWatcher:
     for the card's origin. A blob that crosses two sides (two arms touching) says nothing.
     """
 
-    def __init__(self, keep_s: float = 2.5, edge_px: int = 1, near_px: int = 3, join_px: int = 2,
+    def __init__(self, keep_s: float = 25.0, edge_px: int = 1, near_px: int = 3, join_px: int = 2,
                  trail_s: float = 0.4) -> None:
+        # (25 s, was 2.5: a contest copy flagged for a weak read is confirmed by a card built on it
+        # up to 20 s later, and its arms are looked at then, see PlayReader._confirm_flagged; fresh
+        # dev clip 5255 lost a 2H contest's copy confirmed 3 s later. Masks are packed bits.)
         self.keep_s = keep_s
         # A forearm resting still across the margin settles into the motion reference and drops
         # out of the changed pixels, leaving the hand at the pile cut off from the edge (60 s dev
