@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections import Counter, deque
+from collections import Counter
 from typing import Callable
 
 import numpy as np
@@ -199,30 +199,39 @@ class ArmWatcher:
         self.join_px = join_px
         self.edge_px = edge_px
         self.near_px = near_px  # the spot may lie this far outside the blob (a card beside the hand)
-        self._masks: deque[tuple[float, np.ndarray, tuple[int, int]]] = deque()  # (t, packed bits, shape)
+        # (packed bits, shape) per kept frame, and the frames' times: plain lists, searched in place
+        # (bisect), trimmed in batches; no copy per question
+        self._masks: list[tuple[np.ndarray, tuple[int, int]]] = []
+        self._times: list[float] = []
+        self._now = -math.inf  # the last update's time: frames before it by more than keep_s are gone
         self._to_mm: Callable[[np.ndarray], np.ndarray] | None = None
 
     def update(self, t: float, mask: np.ndarray | None, to_mm: Callable[[np.ndarray], np.ndarray]) -> None:
         """``mask``: changed pixels of the frame at ``t``; ``to_mm`` maps its (x, y) pixels to mm."""
         self._to_mm = to_mm
+        self._now = t
         if mask is not None:
-            self._masks.append((t, np.packbits(mask, axis=None), mask.shape))
-        while self._masks and t - self._masks[0][0] > self.keep_s:
-            self._masks.popleft()
+            self._masks.append((np.packbits(mask, axis=None), mask.shape))
+            self._times.append(t)
+        stale = bisect.bisect_left(self._times, t - self.keep_s)
+        if stale >= 64 or stale == len(self._times):
+            del self._masks[:stale], self._times[:stale]
 
     def reset(self) -> None:
         self._masks.clear()
+        self._times.clear()
 
     def _frames(self, t0: float, t1: float, trail: bool = True):
         """(t, changed pixels, changed pixels of the ``trail_s`` before it, or ``None`` without
         ``trail``) for kept frames in [t0, t1]."""
-        kept = list(self._masks)
-        times = [k[0] for k in kept]
+        kept, times = self._masks, self._times
+        t0 = max(t0, self._now - self.keep_s)  # (frames are trimmed in batches: some are kept longer)
         for k in range(bisect.bisect_left(times, t0), bisect.bisect_right(times, t1)):
-            t, packed, shape = kept[k]
+            t = times[k]
+            packed, shape = kept[k]
             before = None
             if trail:
-                for t2, packed2, shape2 in kept[bisect.bisect_left(times, t - self.trail_s):k]:
+                for packed2, shape2 in kept[bisect.bisect_left(times, t - self.trail_s):k]:
                     if shape2 == shape:
                         before = packed2 if before is None else before | packed2
             n = shape[0] * shape[1]
