@@ -161,6 +161,25 @@ def test_frame_cast_is_read_from_the_paper():
     assert cast[0] < 0.95 and cast[2] > 1.05, cast  # (B, G, R): warm light, weak blue, strong red
 
 
+def test_frame_cast_is_the_paper_not_a_pale_table():
+    """A pale, grainy, unevenly lit table (near-neutral, but tinted) covers most of the frame; two
+    white cards lie on it. The cast is the paper's, not the table's tint."""
+    rng = np.random.default_rng(5)
+    h, w = 320, 400
+    grain = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 3)
+    grain /= grain.std()
+    shade = np.linspace(0.8, 1.05, w, dtype=np.float32)[None, :] * np.ones((h, 1), np.float32)
+    table = np.stack([175 + 9 * grain, 190 + 5 * grain, 205 - 4 * grain], axis=2) * shade[..., None]
+    img = table.copy()
+    face = cv2.resize(DeckArt.drawn().face("7S")[:, :, :3], (70, 100)).astype(np.float32)
+    for y, x in ((40, 60), (170, 230)):
+        img[y:y + 100, x:x + 70] = face
+    gain = np.array([1.08, 1.0, 0.92], np.float32)  # (B, G, R): a cool cast
+    img = np.clip(img * gain * 0.85 + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)  # paper unclipped
+    cast = frame_cast(img)
+    assert np.abs(np.log(cast / (gain / gain.mean()))).max() < 0.03, cast
+
+
 def test_shared_french_backs_close_pairs(shared_dir):
     deck = DeckArt.load(shared_dir / "cards" / "french-pattern")
     reg = BackRegistry()
