@@ -317,22 +317,25 @@ class _ArmsLeaving(_TwoArms):
     """Two arms at the spot, each leaving it at its own time: (arrival, entry, departure); the
     last to leave rested its hand there first (picked its card up again) when ``rested``."""
 
-    def __init__(self, arms, rested):
+    def __init__(self, arms, rested, lift_s=0.1):
         super().__init__([(a, e) for a, e, _ in arms])
         self.gone = {f"side{k}": (d, e) for k, (_, e, d) in enumerate(arms)}
         self.rested = rested
+        self.lift_s = lift_s  # how long the lifting hand was seen moving
 
     def departures(self, spot, t0, t1):
         return {side: v for side, v in self.gone.items() if t0 <= v[0] <= t1}
 
     def last_move(self, spot, t0, t1):
         d, e = max(self.gone.values())
-        return (d - 0.1, d, e) if self.rested and t0 <= d <= t1 else None
+        return (d - self.lift_s, d, e) if self.rested and t0 <= d <= t1 else None
 
 
 @pytest.mark.parametrize("rival_left, rested, ordered", [
     (2.20, False, False),  # both arms left together: both copies stay
-    (2.25, True, False),  # 0.1 s later: together, even with a hand seen lifting
+    (2.217, True, False),  # 0.067 s later: together, even with a hand seen lifting (dev clip 5240: a tie)
+    (2.25, True, True),  # 0.1 s later, its hand seen resting then lifting (dev clips 5246/5262)
+    (2.25, False, False),
     (2.32, True, True),  # 0.17 s later, its hand seen resting then lifting (fresh dev clips 5250/5251)
     (2.32, False, False),
     (2.43, False, False),  # 0.28 s later, but never seen resting then lifting: no telling
@@ -362,6 +365,23 @@ def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left
         assert ruling["tie"] and "no lift seen" in twos["cy"]["evidence"]["occlusion"]
     else:  # the arms tell nothing: the arm timing alone, a tie
         assert ruling["tie"] and "occlusion" not in twos["cy"]["evidence"]
+
+
+@pytest.mark.parametrize("lift_s, ordered", [(0.0, False), (0.067, True)])
+def test_a_hand_seen_moving_for_a_single_frame_is_no_lift(lift_s, ordered):
+    # ben's arm leaves 0.13 s after cy's; his hand, resting on the pile, was seen moving again for
+    # one frame only (noise, or another hand passing: dev clip 5260, a winner "lifting" so), or
+    # for three frames (lifting his copy off the pile)
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), 2.283)],
+                        rested=True, lift_s=lift_s)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    assert ruling["tie"] is not ordered and (ruling["winner"] == "cy" or not ordered)
 
 
 def test_the_arm_taking_a_contest_copy_back_brings_no_copy_of_the_next_card():
@@ -978,14 +998,16 @@ def test_the_way_the_seen_copy_lies_says_which_contenders_copy_it_is():
         assert abs(twos["ben"]["t"] - twos["cy"]["t"] - 0.02) < 1e-3  # each player keeps their arm's clock
 
 
-@pytest.mark.parametrize("survivor, ben_left, winner", [
-    ("cy", 2.35, "cy"),  # ben's arm left 0.15 s after cy's (too short for the arms alone), cy's copy is left
-    ("cy", 2.22, None),  # ...but both arms left together: both copies may stay, no telling
-    ("ben", 2.35, None),  # the copy left is ben's, yet his arm left last: the cues disagree, no telling
-    (None, 2.35, None),  # no read of the copy left on the pile: the arms alone cannot tell
+@pytest.mark.parametrize("survivor, ben_left, winner, ben_ahead", [
+    ("cy", 2.35, "cy", -0.02),  # ben's arm left 0.15 s after cy's (too short for the arms alone), cy's copy is left
+    ("cy", 2.35, "cy", 0.07),  # ...though ben's arm came 70 ms before cy's (dev clip 5261: a 10 ms 5S, a tie)
+    ("cy", 2.22, None, -0.02),  # ...but both arms left together: both copies may stay, no telling
+    ("ben", 2.35, None, -0.02),  # the copy left is ben's, yet his arm left last: the cues disagree, no telling
+    (None, 2.35, None, -0.02),  # no read of the copy left on the pile: the arms alone cannot tell
 ])
-def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, winner):
-    # cy's 2H and ben's (seen only as his arm) 20 ms apart; the arms' clocks alone cannot order them
+def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, winner, ben_ahead):
+    # cy's 2H and ben's (seen only as his arm) 20 ms apart (or 70 ms ahead of cy's): the arms'
+    # clocks alone cannot order them
     from dataclasses import replace
 
     from vision.attribution import Attributor
@@ -998,7 +1020,7 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
     for _, t, sightings in frames:  # read lying at the survivor's angle once both arms have gone
         sightings[:] = [replace(s, axis_deg=axes[survivor]) if s.label == "2H" and survivor and t > ben_left + 0.05
                         else s for s in sightings if s.label != "2H" or t < 2.2 or t > ben_left + 0.05]
-    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.02 - 0.16, scene.seat_point(1), ben_left)],
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.0 - ben_ahead - 0.16, scene.seat_point(1), ben_left)],
                         rested=False)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert {o["player"] for o in obs if o["card"] == "2H"} == {"cy", "ben"}

@@ -89,8 +89,15 @@ class ReaderSettings:
     # resting on the pile and lifting (ArmWatcher.last_move). Arms are watched this long after the
     # later contact.
     # (takeback_s was 0.25 s: on 8 fresh 60 s dev clips 5250-5257 the losers' arms of two 20 ms
-    # contests left 0.17 s after the winners', each seen resting then lifting, and were ruled ties)
-    takeback_s: float = 0.15
+    # contests left 0.17 s after the winners', each seen resting then lifting, and were ruled ties;
+    # then 0.15 s: on 24 dev clips 5240-5267 five losers' arms, seen lifting, left 0.10-0.13 s
+    # after the winners' and were ruled ties, while tied copies' arms left at most 0.07 s apart
+    # when a lift was seen. At 30 fps lags come in 33 ms steps: 0.09 s is three frames.)
+    takeback_s: float = 0.09
+    # a lift is a hand seen moving for at least this long after resting: one frame of motion
+    # is not one (dev clip 5260: a winner's hand "lifted" for a single frame 0.13 s after the
+    # loser's arm had gone)
+    lift_min_s: float = 0.02
     takeback_sure_s: float = 0.33
     takeback_within_s: float = 0.8
     # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
@@ -104,8 +111,11 @@ class ReaderSettings:
     # left at least survivor_lag_s after the survivor's (too short a lag for the arms alone: ties'
     # arms left up to 0.2 s apart on the dev clips, take-backs' 0.07-0.67 s) it is the cue by itself.
     # A contest waits for a read of the survivor up to survivor_wait_s after the later contact.
+    # (survivor_reliability was 0.98: in every survivor-named take-back of the dev clips 5220-5267,
+    # 27, the copy taken back was the later one; at 0.98 such a cue against a vague clock, two arm
+    # -timed copies 100 ms sure, left a 10 ms contest a tie, dev clip 5261)
     takeback_confirmed_reliability: float = 0.995
-    survivor_reliability: float = 0.98
+    survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
     min_player_conf: float = 0.2  # an owner this unsure (no back seen) is flagged, not ruled
@@ -1507,6 +1517,8 @@ class PlayReader:
             return None  # both left together: both copies stay (a tie), or nothing to tell
         who = b[0] if d > 0 else a[0]
         lift = self.arms.last_move(spot, *self._arm_window(a[1], b[1])) if hasattr(self.arms, "last_move") else None
+        if lift is not None and lift[1] - lift[0] < self.s.lift_min_s:
+            lift = None  # a single frame of motion: no lift seen
         lifted_by = self._towards(spot, lift[2], (a[0], b[0])) if lift is not None else None
         if lifted_by not in (who, None):
             return None  # the hand that rested and moved again was the other one: no telling
