@@ -145,7 +145,7 @@ class MotionGate:
         """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""
         import cv2
 
-        shift = int(np.median(a)) - int(np.median(b))
+        shift = int(_median(a)) - int(_median(b))
         diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
         mask = (diff > self.threshold).astype(np.uint8)
         if mask.any():
@@ -163,3 +163,20 @@ class MotionGate:
     @property
     def active_fraction(self) -> float:
         return self.active_frames / self.frames if self.frames else 0.0
+
+
+def _median(image: np.ndarray) -> float:
+    """``np.median`` of a uint8 image from its histogram: the same value, without sorting (the
+    gate takes four medians a frame; sorting them cost ~3 ms a frame, a tenth of the budget).
+
+    >>> a = np.array([[3, 9], [1, 250]], np.uint8)
+    >>> _median(a), float(np.median(a)), _median(a[:, :1]), _median(a[:1, :1])
+    (6.0, 6.0, 2.0, 3.0)
+    """
+    if image.dtype != np.uint8 or image.size == 0:
+        return float(np.median(image))
+    counts = np.cumsum(np.bincount(image.ravel(), minlength=256))
+    n = image.size
+    lo = int(np.searchsorted(counts, (n - 1) // 2 + 1))  # the sorted values at (n-1)//2 and n//2
+    hi = int(np.searchsorted(counts, n // 2 + 1))
+    return (lo + hi) / 2.0
