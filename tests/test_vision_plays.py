@@ -1080,3 +1080,28 @@ def test_a_card_on_its_pile_followed_a_few_centimetres_across_it_later_is_not_pl
                 sightings.append(TableSighting("2H", 0.9, sx + start_mm * (1 - k), sy))
         obs, _ = _read(scene, frames, 9.0, arms=_Arm(scene.seat_point(1), reached=6.1))
         assert [o["card"] for o in obs].count("2H") == (2 if played_again else 1)
+
+
+def test_a_card_read_once_on_the_pile_it_goes_on_is_looked_at_again_until_it_rests():
+    """With several hands moving the detector takes turns: a card read once on the pile it goes
+    next on, as its hand left, and not yet at rest, stays on the watch list for a moment so it gets
+    the reads a landing needs (fresh dev clip 5264: a 2S read once, never looked at again, lost);
+    a card read there that does not go on it, or one read long ago, is not watched."""
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AS", "ana", 0, 0.5)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker, reader = CardTracker(fps=scene.fps), PlayReader(cfg, scene.fps)
+    for i, t, sightings in scene.frames(1.5):
+        tracker.update(sightings, i, t)
+        reader.update(tracker.tracks, t)
+    x, y = scene.slots[0]
+    tracks = dict(tracker.tracks)
+    tracks[901] = CardTrack(901, "2S", [Sample(60, 2.0, x + 3.0, y, 0.8)])
+    tracks[902] = CardTrack(902, "5D", [Sample(60, 2.0, x - 3.0, y, 0.8)])
+    reader.update(tracks, 2.2)
+    boxes = reader.watch_boxes()
+    assert len(boxes) == 1 and boxes[0][0] < x + 3.0 < boxes[0][2] and boxes[0][1] < y < boxes[0][3]
+    reader.update(tracks, 2.0 + reader.s.watch_seen_s + 0.1)
+    assert reader.watch_boxes() == []
