@@ -136,9 +136,13 @@ def test_frames_go_to_a_hub_with_a_publish_method(clip, tmp_path):
         def publish(self, jpeg, index, t):
             self.frames.append((jpeg[:2], index, t))
 
+    import cv2
+
     hub = Hub()
+    cv2.setNumThreads(2)
     analyze_video(clip["video"], clip["config"], tmp_path / "h", PoseSightings(clip["poses"]), progress=False, hub=hub)
     assert len(hub.frames) == 165 and hub.frames[0][0] == b"\xff\xd8"  # JPEG
+    assert cv2.getNumThreads() == 1  # the analysis leaves the cores to the detector and the encoder
 
 
 def test_a_short_simulated_clip_end_to_end(tmp_path):

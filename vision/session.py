@@ -70,11 +70,23 @@ def make_source(kind: str, poses: Path | None = None, seed: int = 0, weights: st
     return DetectorSightings.load(weights, backs=backs)
 
 
+def share_cores_with_the_detector() -> None:
+    """One OpenCV thread: the loop's cores go to the detector (onnxruntime's two threads) and the
+    footage encoder, and OpenCV's own pool, splitting each frame's small warps and blurs, only
+    adds switching (dev clip 5253, recording on: 8% less CPU, 4% less wall time, the same
+    observations)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
 def analyze_video(video: str | Path, config_path: str | Path, out_dir: str | Path, source: Any,
                   table_events: list[dict[str, Any]] | None = None, record: bool = False,
                   progress: bool = True, hub: Any = None) -> AnalyzeResult:
     """Referee ``video`` with the table config; see the module docstring for what is written."""
     from referee.eventlog import EventLog
+
+    share_cores_with_the_detector()
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -164,6 +176,8 @@ def run_live(spec: str, config_path: str | Path, out_dir: str | Path, source: An
     """Referee a camera or stream live: record footage, log observations, serve the dashboard."""
     from referee.eventlog import EventLog
     from vision.record import FootageRecorder
+
+    share_cores_with_the_detector()
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
