@@ -333,8 +333,8 @@ class PlayReader:
         return [o for o in out if o]
 
     def watch_boxes(self, half_mm: float = 50.0) -> list[tuple[float, float, float, float]]:
-        """Where landed cards wait to be ruled, and where cards were read lately in the common area
-        without coming to rest yet (table mm boxes): the detector keeps reading them."""
+        """Where landed cards wait to be ruled, and where a card was read lately on the pile it goes
+        next on without coming to rest yet (table mm boxes): the detector keeps reading them."""
         spots = [p.rest for p in self.pending if not p.done]
         spots += [(tr.last.x, tr.last.y) for tr in self._all.values()
                   if tr.landed_index is None and not tr.reported and self._now - tr.last.t <= self.s.watch_seen_s
@@ -342,9 +342,10 @@ class PlayReader:
         return [(x - half_mm, y - half_mm, x + half_mm, y + half_mm) for x, y in spots]
 
     def _next_on_pile(self, label: str, x: float, y: float) -> bool:
-        """Whether ``label`` read at ``(x, y)`` is the card that goes next on the pile there."""
+        """Whether ``label`` read at ``(x, y)`` is the card that goes next on the pile there (a
+        back, or any name that is not a card, never is)."""
         pile = self.registry.nearest(x, y)
-        return pile is not None and label != "BACK" and self.registry.legal(label, pile)
+        return pile is not None and self.registry.legal(label, pile)
 
     def flush(self, t: float) -> list[dict[str, Any]]:
         """End of footage: report whatever is still pending (no more evidence will come)."""
