@@ -467,15 +467,37 @@ def test_arms_far_apart_are_a_contest_only_when_one_is_seen_taking_its_copy_back
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
-def test_a_second_arm_never_seen_leaving_the_pile_reached_past_it_and_brings_no_copy():
+@pytest.mark.parametrize("cy_left", [2.2, 2.5])
+def test_a_second_arm_never_seen_leaving_the_pile_brings_a_copy_only_if_the_other_arm_stayed(cy_left):
+    """ben's arm, there with cy's, is never seen leaving the spot. With cy's arm gone 0.18 s
+    after the contacts it crossed the spot's blob on its way elsewhere (a reach past); with cy's
+    arm staying 0.48 s, as a hand staying to take a contest's copy back does, it merged leaving
+    with cy's (fresh dev clips 5254/5273: 33 ms contests whose copies under the hands were lost)."""
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.02 - 0.16, scene.seat_point(1), 2.25)], rested=False)
-    arms.gone.pop("side1")  # ben's arm crossed the spot's blob on its way in, never seen leaving it
+    cy_axis = Attributor(VisionConfig.from_dict(scene.config())).axes["cy"]
+    for _, t, sightings in frames:  # under the hands until they go, then read lying as cy's cards do
+        sightings[:] = [replace(s, axis_deg=cy_axis) if s.label == "2H" and t > cy_left + 0.05 else s
+                        for s in sightings if s.label != "2H" or t < 2.2 or t > cy_left + 0.05]
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), cy_left), (2.02 - 0.16, scene.seat_point(1), 2.25)],
+                        rested=False)
+    arms.gone.pop("side1")  # ben's arm: never seen leaving
     obs, _ = _read(scene, frames, 3.5, arms=arms)
-    assert [o["player"] for o in obs if o["card"] == "2H"] == ["cy"]
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    assert set(twos) == ({"cy", "ben"} if cy_left > 2.4 else {"cy"})
+    if cy_left > 2.4:
+        assert twos["ben"]["evidence"]["inferred"]
+        # the copy left on the pile lies as cy's cards do: ben's, on top, was taken back
+        assert "one arm seen leaving" in twos["ben"]["evidence"]["occlusion"]
+        rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+        (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+        assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
 def test_an_ace_brings_no_hidden_rival():

@@ -105,6 +105,9 @@ class ReaderSettings:
     lift_min_s: float = 0.02
     takeback_sure_s: float = 0.33
     takeback_within_s: float = 0.8
+    # an arm still at a contest's pile this long after the later contact stayed to take a copy
+    # back (see PlayReader._lingered)
+    linger_s: float = 0.4
     # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
     # without (dev clip 4343: a tie whose arms left 0.43 s apart, neither seen lifting), less: a
     # tie unless the clocks agree
@@ -218,14 +221,15 @@ class TakeBack:
     """Who took a first-touch contest's copy back off the pile: it lay on top, so it touched second."""
 
     who: str
-    lag: float  # s the taker's arm left the pile after the other's
+    lag: float | None  # s the taker's arm left the pile after the other's (None: one arm seen leaving)
     lifted: bool  # its hand was seen resting on the pile, then lifting
     survivor: str | None  # whose copy lies on the pile now, by the way it lies
     reliability: float  # P(the taker's copy touched second), for order_with_occlusion
 
     def evidence(self) -> str:
         how = "its hand seen resting, then lifting" if self.lifted else "no lift seen"
-        text = f"{self.who} took a copy back (arm left {self.lag:.2f} s after the other; {how})"
+        when = "one arm seen leaving" if self.lag is None else f"arm left {self.lag:.2f} s after the other"
+        text = f"{self.who} took a copy back ({when}; {how})"
         if self.survivor:
             text += f"; the copy left on the pile lies as {self.survivor}'s cards do"
         return text
@@ -1427,7 +1431,7 @@ class PlayReader:
         out, keep = [], []
         for landing, seen, due in self._hidden:
             if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
-                                                              landing.hidden_rival, t)):
+                                                              landing.hidden_rival, t, one_exit=True)):
                 keep.append((landing, seen, due))
             elif self._hidden_rival_stands(landing, t):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
@@ -1474,14 +1478,16 @@ class PlayReader:
 
     def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
                     b: tuple[str | None, ContactEstimate], label: str | None = None,
-                    left: dict[str, float] | None = None) -> TakeBack | None:
+                    left: dict[str, float] | None = None, one_exit: bool = False) -> TakeBack | None:
         """Which of a contest's two players took a copy back, from the arms (:meth:`_arm_takeback`)
         and, with ``label``, the copy left on the pile (:meth:`_survivor`); ``None``: no telling.
-        ``left``: the arms' exits (:meth:`_arm_exits`) when the caller has them already."""
+        ``left``: the arms' exits (:meth:`_arm_exits`) when the caller has them already;
+        ``one_exit``: the copy left on the pile tells even with only one arm seen leaving."""
         left = self._arm_exits(spot, a, b) if left is None else left
         arm = self._arm_takeback(spot, a, b, left)
         survivor = None
-        if label and left and len(left) >= 2 and a[0] != b[0]:
+        if label and left and (len(left) >= 2 or one_exit) and a[0] != b[0]:
+            # (with one arm seen leaving, the other left before it: both have gone after it too)
             survivor = self._survivor(label, spot, (a[0], b[0]), max(left.values()))
         if arm is not None:
             who, lag, lifted = arm
@@ -1493,6 +1499,9 @@ class PlayReader:
         if survivor is None:
             return None
         other = b[0] if survivor == a[0] else a[0]
+        if other not in left or survivor not in left:
+            # one arm seen leaving: no lag to go by; the other copy has gone from the pile
+            return TakeBack(other, None, False, survivor, self.s.survivor_reliability)
         lag = left[other] - left[survivor]
         if lag < self.s.survivor_lag_s:
             return None  # the other arm did not stay on to take its copy back: both may stay (a tie)
@@ -1558,15 +1567,17 @@ class PlayReader:
         return fits[0] if len(fits) == 1 else None
 
     def _needs_survivor(self, spot: Point, label: str, a: tuple[str | None, ContactEstimate],
-                        b: tuple[str | None, ContactEstimate], t: float) -> bool:
+                        b: tuple[str | None, ContactEstimate], t: float, one_exit: bool = False) -> bool:
         """Whether a contest between seats whose cards lie differently should wait for a read of
-        the copy left on the pile: the arms did not settle it and the wait is not over."""
+        the copy left on the pile: the arms did not settle it and the wait is not over.
+        ``one_exit``: one arm seen leaving will do (see :meth:`_taken_back`)."""
         if a[0] is None or b[0] is None or a[0] == b[0] or not self.attributor.tells_apart(a[0], b[0]):
             return False
         if t >= max(a[1].t, b[1].t) + self.s.survivor_wait_s:
             return False
         left = self._arm_exits(spot, a, b)
-        if not left or len(left) < 2 or self._survivor(label, spot, (a[0], b[0]), max(left.values())) is not None:
+        if not left or (len(left) < 2 and not one_exit) or \
+                self._survivor(label, spot, (a[0], b[0]), max(left.values())) is not None:
             return False  # an arm not seen leaving (no telling), or the survivor read already
         arm = self._arm_takeback(spot, a, b, left)
         return arm is None or not (arm[2] and arm[1] >= self.s.takeback_sure_s)  # unless the arms settled it
@@ -1593,11 +1604,12 @@ class PlayReader:
         """Both copies of a contest whose other copy was seen only as a second arm, ordered by
         which player took a copy back when the arms tell (:meth:`_taken_back`)."""
         left = self._arm_exits(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
-        if left is not None and landing.hidden_rival[0] not in left:
+        if left is not None and landing.hidden_rival[0] not in left and not self._lingered(landing, left):
             # the second arm was never seen leaving the pile: it reached past (dev clips 4343 and
-            # 5153: two phantom copies), while both arms of every staged contest were seen leaving
+            # 5153: two phantom copies, 5242: one)
             return [seen]
-        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left)
+        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left,
+                                one_exit=True)
         self._arm_stayed(took, left, landing.rest)
         if took is None and landing.rival_needs_takeback:
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
@@ -1613,6 +1625,17 @@ class PlayReader:
             evidence["occlusion"] = took.evidence()
             seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
         return [seen, self._report_hidden_rival(landing, seen, t)]
+
+    def _lingered(self, landing: Landing, left: dict[str, float]) -> bool:
+        """Whether the seen copy's arm stayed at the pile ``linger_s`` after the later contact, as a
+        hand staying to take a contest's copy back does, with the other arm there at the same
+        moment (within ``arm_contest_s``): a contest even though the other arm was not seen leaving
+        (it merged, leaving, with the one still there). 32 dev clips 5240-5277: five such copies,
+        all real, the seen arm leaving 0.47-0.78 s after the later contact; one second arm that
+        reached past, its seen arm gone 0.3 s after."""
+        later = max(landing.contact.t, landing.hidden_rival[1].t)
+        return not landing.rival_needs_takeback and \
+            left.get(landing.player, -math.inf) - later >= self.s.linger_s
 
     def _arm_played_elsewhere(self, landing: Landing) -> bool:
         """The second arm's player put a card on another pile at about that time: the arm reached
