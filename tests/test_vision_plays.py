@@ -331,6 +331,17 @@ class _ArmsLeaving(_TwoArms):
         return (d - self.lift_s, d, e) if self.rested and t0 <= d <= t1 else None
 
 
+def _covered_then_lying(frames, label, hands_gone, axis_deg):
+    """``label`` unseen under the contest's hands from 2.2 s until just after ``hands_gone``, then
+    read lying at ``axis_deg`` (``None``: as the scene reads it)."""
+    from dataclasses import replace
+
+    for _, t, sightings in frames:
+        after = t > hands_gone + 0.05
+        sightings[:] = [replace(s, axis_deg=axis_deg) if s.label == label and axis_deg is not None and after else s
+                        for s in sightings if s.label != label or t < 2.2 or after]
+
+
 @pytest.mark.parametrize("rival_left, rested, ordered", [
     (2.20, False, False),  # both arms left together: both copies stay
     (2.217, True, False),  # 0.067 s later: together, even with a hand seen lifting (dev clip 5240: a tie)
@@ -473,18 +484,14 @@ def test_a_second_arm_never_seen_leaving_the_pile_brings_a_copy_only_if_the_othe
     after the contacts it crossed the spot's blob on its way elsewhere (a reach past); with cy's
     arm staying 0.48 s, as a hand staying to take a contest's copy back does, it merged leaving
     with cy's (fresh dev clips 5254/5273: 33 ms contests whose copies under the hands were lost)."""
-    from dataclasses import replace
-
     from vision.attribution import Attributor
 
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    cy_axis = Attributor(VisionConfig.from_dict(scene.config())).axes["cy"]
-    for _, t, sightings in frames:  # under the hands until they go, then read lying as cy's cards do
-        sightings[:] = [replace(s, axis_deg=cy_axis) if s.label == "2H" and t > cy_left + 0.05 else s
-                        for s in sightings if s.label != "2H" or t < 2.2 or t > cy_left + 0.05]
+    # under the hands until they go, then read lying as cy's cards do
+    _covered_then_lying(frames, "2H", cy_left, Attributor(VisionConfig.from_dict(scene.config())).axes["cy"])
     arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), cy_left), (2.02 - 0.16, scene.seat_point(1), 2.25)],
                         rested=False)
     arms.gone.pop("side1")  # ben's arm: never seen leaving
@@ -1030,8 +1037,6 @@ def test_the_way_the_seen_copy_lies_says_which_contenders_copy_it_is():
 def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, winner, ben_ahead):
     # cy's 2H and ben's (seen only as his arm) 20 ms apart (or 70 ms ahead of cy's): the arms'
     # clocks alone cannot order them
-    from dataclasses import replace
-
     from vision.attribution import Attributor
 
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
@@ -1039,9 +1044,8 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
     scene.play("2H", "cy", 0, 2.0)
     axes = Attributor(VisionConfig.from_dict(scene.config())).axes
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    for _, t, sightings in frames:  # read lying at the survivor's angle once both arms have gone
-        sightings[:] = [replace(s, axis_deg=axes[survivor]) if s.label == "2H" and survivor and t > ben_left + 0.05
-                        else s for s in sightings if s.label != "2H" or t < 2.2 or t > ben_left + 0.05]
+    # read lying at the survivor's angle once both arms have gone
+    _covered_then_lying(frames, "2H", ben_left, axes[survivor] if survivor else None)
     arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.0 - ben_ahead - 0.16, scene.seat_point(1), ben_left)],
                         rested=False)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
