@@ -320,8 +320,8 @@ def _norm_cdf(x: float) -> float:
 CONTEST_CLOCK_OUTLIER = 0.5
 
 
-def order_with_occlusion(first: ContactEstimate, second: ContactEstimate,
-                         reliability: float = 0.97) -> tuple[ContactEstimate, ContactEstimate]:
+def order_with_occlusion(first: ContactEstimate, second: ContactEstimate, reliability: float = 0.97,
+                         clock_outlier: float = CONTEST_CLOCK_OUTLIER) -> tuple[ContactEstimate, ContactEstimate]:
     """Fold in "``first`` lies underneath ``second``" (so it touched first, with ``reliability``).
 
     The gap ``g = t_second - t_first`` has the timing estimate ``N(ĝ, s²)``; the occlusion cue says
@@ -329,7 +329,7 @@ def order_with_occlusion(first: ContactEstimate, second: ContactEstimate,
     first, ``P``, is what the referee should see: its order confidence is ``Φ(gap / sigma)``, so
     the returned estimates keep their midpoint, put the gap at the posterior's typical size (at
     least the timing estimate's), and state uncertainties with ``Φ(gap / combined) = P``. The
-    timing is taken as an outlier (no evidence) with ``CONTEST_CLOCK_OUTLIER``, so a cue against
+    timing is taken as an outlier (no evidence) with ``clock_outlier``, so a cue against
     confident timing leaves the order near even (a tie), and a cue too weak to turn the order
     keeps the timing as it is.
 
@@ -348,7 +348,7 @@ def order_with_occlusion(first: ContactEstimate, second: ContactEstimate,
     # copies is off with ~0.64. A clock is trusted with 1 - CONTEST_CLOCK_OUTLIER (0.5: on the
     # cautious side of that) and otherwise says nothing: a clock against a cue of 0.99 makes a tie,
     # never a ruling against the cue; against a cue two ways confirmed (0.995), it is outweighed.
-    p_timing = (1 - CONTEST_CLOCK_OUTLIER) * _norm_cdf(g / s) + CONTEST_CLOCK_OUTLIER / 2
+    p_timing = (1 - clock_outlier) * _norm_cdf(g / s) + clock_outlier / 2
     w_pos = reliability * p_timing
     w_neg = (1 - reliability) * (1 - p_timing)
     p_first = w_pos / (w_pos + w_neg)

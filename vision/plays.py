@@ -123,6 +123,15 @@ class ReaderSettings:
     # 27, the copy taken back was the later one; at 0.98 such a cue against a vague clock, two arm
     # -timed copies 100 ms sure, left a 10 ms contest a tie, dev clip 5261)
     takeback_confirmed_reliability: float = 0.995
+    # In a contest whose other copy was seen only as a second arm, the take-back cue weighs against
+    # the copies' clocks taken as no evidence this often (contact.order_with_occlusion; 0.5 for
+    # other contests). 0.8: on 16 fresh dev clips 5280-5295 and the 32 of 5240-5277, such
+    # contests' clocks (an arm's arrival against a copy read under the hands) put the copies in
+    # the right order 69 times, the wrong order 71 times and level 59 times, while the take-back
+    # cue named the loser 188 times of 189. At 0.5 a cue of 0.99 against a clock left two fresh
+    # contests ties (0.971, 0.973, under the referee's 0.977); a cue of 0.99 now stands against
+    # any clock, one of 0.9 (no lift seen) still makes a tie.
+    takeback_clock_outlier: float = 0.8
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
@@ -1431,7 +1440,8 @@ class PlayReader:
         out, keep = [], []
         for landing, seen, due in self._hidden:
             if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
-                                                              landing.hidden_rival, t, one_exit=True)):
+                                                              landing.hidden_rival, t,
+                                                              one_exit=self._copy_may_stand(landing))):
                 keep.append((landing, seen, due))
             elif self._hidden_rival_stands(landing, t):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
@@ -1604,9 +1614,7 @@ class PlayReader:
         """Both copies of a contest whose other copy was seen only as a second arm, ordered by
         which player took a copy back when the arms tell (:meth:`_taken_back`)."""
         left = self._arm_exits(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
-        if left is not None and landing.hidden_rival[0] not in left and not self._lingered(landing, left):
-            # the second arm was never seen leaving the pile: it reached past (dev clips 4343 and
-            # 5153: two phantom copies, 5242: one)
+        if left is not None and not self._copy_may_stand(landing, left):
             return [seen]
         took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left,
                                 one_exit=True)
@@ -1617,14 +1625,23 @@ class PlayReader:
             rival, contact = landing.hidden_rival
             mine = landing.contact
             if took.who == rival:
-                mine, contact = order_with_occlusion(mine, contact, took.reliability)
+                mine, contact = order_with_occlusion(mine, contact, took.reliability, self.s.takeback_clock_outlier)
             else:
-                contact, mine = order_with_occlusion(contact, mine, took.reliability)
+                contact, mine = order_with_occlusion(contact, mine, took.reliability, self.s.takeback_clock_outlier)
             landing.contact, landing.hidden_rival = mine, (rival, contact)
             evidence = dict(seen["evidence"])
             evidence["occlusion"] = took.evidence()
             seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
         return [seen, self._report_hidden_rival(landing, seen, t)]
+
+    def _copy_may_stand(self, landing: Landing, left: dict[str, float] | None = None) -> bool:
+        """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``,
+        looked up when not given): the second arm was seen leaving the pile, or the seen copy's
+        arm lingered (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343
+        and 5153: two phantom copies, 5242: one), and with no copy there is nothing to wait for."""
+        if left is None:
+            left = self._arm_exits(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
+        return left is not None and (landing.hidden_rival[0] in left or self._lingered(landing, left))
 
     def _lingered(self, landing: Landing, left: dict[str, float]) -> bool:
         """Whether the seen copy's arm stayed at the pile ``linger_s`` after the later contact, as a
