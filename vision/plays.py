@@ -1439,9 +1439,7 @@ class PlayReader:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
         out, keep = [], []
         for landing, seen, due in self._hidden:
-            if not final and (t < due or self._needs_survivor(landing.rest, seen["card"], (landing.player, landing.contact),
-                                                              landing.hidden_rival, t,
-                                                              one_exit=self._copy_may_stand(landing))):
+            if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)):
                 keep.append((landing, seen, due))
             elif self._hidden_rival_stands(landing, t):
                 out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
@@ -1449,6 +1447,14 @@ class PlayReader:
                 out.append(self._released(seen, t))  # no hidden copy after all: the seen one alone, as measured
         self._hidden = keep
         return out
+
+    def _hidden_needs_survivor(self, landing: Landing, label: str, t: float) -> bool:
+        """:meth:`_needs_survivor` for a contest whose other copy was seen only as a second arm:
+        one arm seen leaving will do when that copy can stand at all (:meth:`_copy_may_stand`)."""
+        mine, rival = (landing.player, landing.contact), landing.hidden_rival
+        left = self._arm_exits(landing.rest, mine, rival)
+        one_exit = left is not None and self._copy_may_stand(landing, left)
+        return self._needs_survivor(landing.rest, label, mine, rival, t, left=left, one_exit=one_exit)
 
     def _hidden_rival_stands(self, landing: Landing, t: float) -> bool:
         """Whether a copy inferred from a second arm is still taken for one when it is due: its
@@ -1577,15 +1583,17 @@ class PlayReader:
         return fits[0] if len(fits) == 1 else None
 
     def _needs_survivor(self, spot: Point, label: str, a: tuple[str | None, ContactEstimate],
-                        b: tuple[str | None, ContactEstimate], t: float, one_exit: bool = False) -> bool:
+                        b: tuple[str | None, ContactEstimate], t: float,
+                        left: dict[str, float] | None = None, one_exit: bool = False) -> bool:
         """Whether a contest between seats whose cards lie differently should wait for a read of
         the copy left on the pile: the arms did not settle it and the wait is not over.
-        ``one_exit``: one arm seen leaving will do (see :meth:`_taken_back`)."""
+        ``left``: the arms' exits when the caller has them already; ``one_exit``: one arm seen
+        leaving will do (see :meth:`_taken_back`)."""
         if a[0] is None or b[0] is None or a[0] == b[0] or not self.attributor.tells_apart(a[0], b[0]):
             return False
         if t >= max(a[1].t, b[1].t) + self.s.survivor_wait_s:
             return False
-        left = self._arm_exits(spot, a, b)
+        left = self._arm_exits(spot, a, b) if left is None else left
         if not left or (len(left) < 2 and not one_exit) or \
                 self._survivor(label, spot, (a[0], b[0]), max(left.values())) is not None:
             return False  # an arm not seen leaving (no telling), or the survivor read already
@@ -1634,14 +1642,12 @@ class PlayReader:
             seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
         return [seen, self._report_hidden_rival(landing, seen, t)]
 
-    def _copy_may_stand(self, landing: Landing, left: dict[str, float] | None = None) -> bool:
-        """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``,
-        looked up when not given): the second arm was seen leaving the pile, or the seen copy's
-        arm lingered (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343
-        and 5153: two phantom copies, 5242: one), and with no copy there is nothing to wait for."""
-        if left is None:
-            left = self._arm_exits(landing.rest, (landing.player, landing.contact), landing.hidden_rival)
-        return left is not None and (landing.hidden_rival[0] in left or self._lingered(landing, left))
+    def _copy_may_stand(self, landing: Landing, left: dict[str, float]) -> bool:
+        """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``):
+        the second arm was seen leaving the pile, or the seen copy's arm lingered
+        (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343 and 5153: two
+        phantom copies, 5242: one), and with no copy there is nothing to wait for."""
+        return landing.hidden_rival[0] in left or self._lingered(landing, left)
 
     def _lingered(self, landing: Landing, left: dict[str, float]) -> bool:
         """Whether the seen copy's arm stayed at the pile ``linger_s`` after the later contact, as a
