@@ -43,7 +43,8 @@ def _train(args: argparse.Namespace) -> int:
     if args.quick:
         cmd += ["--scenes", "40", "--val-scenes", "10", "--det-epochs", "1", "--cls-epochs", "1", "--real-copies", "1",
                 "--ft-epochs", "1", "--ft-seeds", "6000-6001", "--ft-frames", "4", "--ft-closeups", "8",
-                "--ft-old-scenes", "20", "--cls-ft-epochs", "1", "--cls-ft-seeds", "6200", "--cls-ft-val-seeds", "6240"]
+                "--ft-old-scenes", "20", "--cls-ft-epochs", "1", "--cls-ft-seeds", "6200", "--cls-ft-val-seeds", "6240",
+                "--back-scenes", "60", "--back-epochs", "1"]
     cmd += [a for a in args.extra if a != "--"]
     env = dict(os.environ, YOLO_OFFLINE="1")
     print("+", " ".join(cmd), file=sys.stderr)

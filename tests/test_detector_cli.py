@@ -83,6 +83,9 @@ def test_decks_register_and_classify_with_boxes(tmp_path, capsys):
     assert code == 1  # one unreadable image; the others still classified
     out = json.loads(capsys.readouterr().out)["images"]
     assert out[0]["backs"][0]["owner"] == "ben"
+    assert out[0]["backs"][0]["runner_up"] == "ana"
+    assert out[0]["backs"][0]["distance"] < out[0]["backs"][0]["runner_up_distance"]
+    assert len(out[0]["backs"][0]["colour_lab"]) == 3
     assert out[1]["backs"][0]["owner"] == "unknown"
     assert "no such file" in out[2]["error"]
 

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["vision.capture", "vision.config", "vision.motion", "vision.tracking", "vision.contact",
-           "vision.foundations", "vision.attribution", "vision.synthetic"]
+           "vision.foundations", "vision.attribution", "vision.synthetic", "vision.backs"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -2,51 +2,42 @@
 
 Every player brings their own deck, so the back of a face-down card names whose it is. The close
 pairs (blue/navy, red/maroon, aqua/teal, lime/green, yellow/olive) have the same hue and differ
-only in how dark the print is *relative to the paper*, so colours are compared after dividing by
-the white of the cards themselves:
+only in how dark the print is *relative to the paper*: under a lamp, in a shadow or through a
+tinted camera, navy in good light is as bright as blue in poor light. So a back is read as the
+colour its print would have under white light, judged against the white of the card itself:
 
 - the camera's colour cast is one per frame: it is read from the frame's bright, near-neutral,
   unclipped pixels (card faces, back borders: the brightness-weighted mode of their
-  chromaticities, not a pale table's) and divided out;
-- the light level varies over the table (lamps, shadows): each pixel is divided by the local
-  white, the brightest near-neutral pixels around it (the back's own border and pattern), with a
-  floor at 80% of the box's white so a patch with no white nearby is not blown up to white. The
-  box's white is also read from the paper around the box (other cards' faces): on a small or
-  blurred back the thin white border and dots never reach the paper's level, and a white read
-  too low turns maroon into red, navy into blue and teal into aqua.
+  chromaticities, not a pale table's) and divided out (:func:`frame_cast`);
+- the back network (``models/cards_backs.onnx``, recipe ``models/recipe/train_backs.py``) looks
+  at the back's box with a margin around it (its white border and pattern, the paper and table
+  beside it: :func:`back_patch`) and estimates the print's Lab colour. It was trained on rendered
+  backs of random colours under uneven light, shadows, glare, hands, overlapping cards, blur,
+  noise and JPEG, which is where a hand-made estimate of the white failed (a small or blurred
+  back's border never reaches the paper's level: navy read blue, maroon red).
 
-The result is the printed colour as if lit by white light of the paper's level, in CIE Lab.
-
-- Registering keeps one *prototype* per image: the centre-weighted mode of the box's non-white
-  pixels (the printed field, not the white pattern, the table or a hand).
-- Classifying lets every non-white pixel of the box vote for the owner of the nearest prototype
-  (within ``tau``; a prototype also stands for its print blurred 15% into the white pattern, at
-  a tighter distance), weighted towards the box centre; other cards, hands or table inside the
-  box vote for nobody or for someone else. The winner needs ``min_share`` of the weight and
-  ``min_ratio`` times the runner-up's; otherwise the back is ``unknown`` (rejection, not a guess).
-- An unregistered back votes for nobody, so a few dark table or outline pixels voting "black"
-  could win it. The pixels that vote for nobody are therefore clustered too: when their main
-  cluster is ``max_unmatched`` times the winner's share and is not a drifted version of the
-  winner's print (more than ``unmatched_dist`` from it), the back is ``unknown``.
-- :meth:`BackRegistry.classify_frame` reads all the backs of one frame together: a pixel that
-  votes for the owner of *another* box covering it is most likely that card lying across this
-  one (piles, fans), so it weighs little. Use it when the detector gives every back of a frame.
+Registering keeps one estimate per image (or the nominal colour of the table settings, the
+network's own target); a back then belongs to the owner whose colour is nearest its estimate, if
+that is within ``tau`` (Lab units) and at least ``min_gap`` nearer than the next owner's;
+otherwise it is ``unknown`` (rejection, not a guess: an unregistered deck, or a back read too
+poorly to tell two registered colours apart).
 
 >>> import numpy as np
 >>> reg = BackRegistry()
->>> red = np.zeros((70, 50, 3), np.uint8); red[:] = (30, 30, 200); red[::6, :] = 255
->>> blue = red[:, :, ::-1].copy()
->>> _ = reg.register("ana", [red]); _ = reg.register("ben", [blue])
->>> reg.classify(red).owner, reg.classify(blue).owner
+>>> _ = reg.register_colour("ana", "red"); _ = reg.register_colour("ben", "blue")
+>>> card = np.full((140, 100, 3), 255, np.uint8); card[8:-8, 8:-8] = (40, 40, 200); card[12:-12:6, 12:-12] = 255
+>>> table = np.full((300, 300, 3), (60, 95, 135), np.uint8); table[80:220, 100:200] = card
+>>> reg.classify(table, (100, 80, 200, 220)).owner, reg.classify(table[:, :, ::-1], (100, 80, 200, 220)).owner
 ('ana', 'ben')
->>> green = red.copy(); green[red[:, :, 2] == 200] = (40, 180, 40)
->>> reg.classify(green).owner
+>>> green = table.copy(); green[95:205, 115:185] = (40, 160, 40)
+>>> reg.classify(green, (100, 80, 200, 220)).owner
 'unknown'
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -55,26 +46,18 @@ import cv2
 import numpy as np
 
 UNKNOWN = "unknown"
-FORMAT = "nerts-backs/3"
-# Older files load with this version's thresholds: /1 prototypes were balanced differently and /2
-# ones read the white from the box alone, so re-registering (``decks register``) is better.
-READABLE_FORMATS = ("nerts-backs/1", "nerts-backs/2", FORMAT)
-L_WEIGHT = 0.8  # lightness against chroma for coloured backs (shading still moves L most)
-SIDE = 64  # boxes are measured at most SIDE px on their long side (nearest-neighbour: no mixing)
-CLIP_SHARE, CLIP_BOOST = 0.01, 1.1  # clipped paper (> 1% of the box): its true level is ~10% higher
-OVERLAP_WEIGHT = 0.3  # weight of a pixel explained by another back's box (classify_frame)
-LOCAL_K, LOCAL_FLOOR = 0.3, 0.8  # local white: window (share of the box side), floor (share of the box's white)
-CONTEXT, CONTEXT_Q = 0.5, 0.97  # paper around the box: margin (share of the box side), quantile of its white
-# Blur, distance and JPEG mix a back's print with its white pattern: a small back's pixels are a
-# paler version of the print. Each share t of BLUR_MIX is a variant of every prototype, matched
-# within tau / (1 + BLUR_K * t) (tau / 1.4 at 15%): twins converge towards white as t grows, so
-# paler variants must match closer or the lighter twins (lime, aqua, #0062ff) get in. Mixes of
-# 30% and 45% were measured too: +0.2% correct on registered backs, but rejection 0.86 -> 0.72.
-BLUR_MIX = (0.0, 0.15)
-BLUR_K = 2.67
-# Registration checks (BackRegistry.check). One back's sightings agree within ~15 and drift up to
-# ~17 in lightness between light and shadow on rendered tables; the french-pattern close pairs
-# lie 24 (gray/silver) to 52 (blue/navy) apart.
+FORMAT = "nerts-backs/4"
+# /1-/3 files hold the print colours a hand-made estimate read (the same quantity, Lab relative to
+# the paper, measured less well): they load with this version's thresholds; re-registering
+# (``decks register``) is better.
+READABLE_FORMATS = ("nerts-backs/1", "nerts-backs/2", "nerts-backs/3", FORMAT)
+MODEL_FILE = "cards_backs.onnx"
+TURNS = 4  # quarter turns of each patch the network reads (their answers are averaged)
+SIDE = 64  # a box is checked at most SIDE px on its long side for print (any non-white pixel)
+# Registration checks (BackRegistry.check): on rendered tables one back's clear sightings lie 4.6
+# Lab units from their median (13 at the 95th percentile) and two of them up to ~27 apart; the
+# french-pattern close pairs lie 30 (gray/teal) to 57 (blue/navy) apart. Backs nearer than the
+# registry's tau (25) can be taken for each other.
 DISAGREE_DIST, SIMILAR_DIST = 30.0, 25.0
 
 Box = Sequence[float]
@@ -86,6 +69,7 @@ class BackError(ValueError):
 
 def _crop(image: np.ndarray, box: Box | None) -> np.ndarray:
     """The box (whole image when None), subsampled to at most SIDE px, float32 BGR."""
+
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BackError(f"a back image must be BGR uint8 (h, w, 3), got "
                         f"{getattr(image, 'dtype', type(image).__name__)} {getattr(image, 'shape', '')}")
@@ -144,121 +128,109 @@ def frame_cast(image: np.ndarray) -> np.ndarray:
     return cast
 
 
-def _context_white(image: np.ndarray, box: Box | None, cast: np.ndarray) -> float:
-    """Paper level around the box (grown by CONTEXT on each side): a high quantile of the
-    near-neutral pixels' darkest channel; 0 when there is no paper (or no box)."""
-    if box is None:
-        return 0.0
-    x0, y0, x1, y1 = (float(v) for v in box)
-    mx, my = CONTEXT * (x1 - x0), CONTEXT * (y1 - y0)
-    px = (_crop(image, (x0 - mx, y0 - my, x1 + mx, y1 + my)) / cast).reshape(-1, 3)
-    lo = px.min(axis=1)
-    lo = lo[lo > 0.75 * px.max(axis=1)]
-    return float(np.quantile(lo, CONTEXT_Q)) if len(lo) > 20 else 0.0
+# The back network's input (``cards_backs.onnx``): the box grown by PATCH_MARGIN of its size on
+# each side (the back's white border and the paper around it are the white the print is read
+# against), divided by the frame's colour cast, resized to PATCH_SIDE x PATCH_SIDE, RGB in 0..1.
+PATCH_SIDE, PATCH_MARGIN = 48, 0.12
+PHOTO_SURROUND = (114, 114, 114)  # what a photo of the back alone is framed in: a neutral table
 
 
-def normalised_lab(image: np.ndarray, box: Box | None = None) -> np.ndarray:
-    """Lab (L 0..100) of the box's pixels (h', w', 3) relative to the cards' white: cast from the
-    frame, light level from the brightest neutral pixels near each pixel."""
-    raw = _crop(image, box)
+def back_patch(image: np.ndarray, box: Box | None = None) -> np.ndarray:
+    """The network's view of one back: (PATCH_SIDE, PATCH_SIDE, 3) float32 RGB in 0..1. With no
+    box the image is the back (a photo of it alone), framed in a neutral surround as a box's
+    margin would show the table."""
+    _crop(image, box)  # validates the image and the box
     cast = frame_cast(image)
-    crop = raw / cast
-    h, w = crop.shape[:2]
-    neutral = crop.min(axis=2)  # high only where every channel is high: white paper, not a colour
-    k = max(3, int(round(LOCAL_K * max(h, w))) | 1)
-    local = cv2.dilate(neutral, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    local = cv2.GaussianBlur(local, (0, 0), max(1.0, 0.1 * max(h, w)))
-    px = crop.reshape(-1, 3)
-    n = max(5, int(0.08 * len(px)))
-    brightest = px[np.argpartition(-px.min(axis=1), n - 1)[:n]]
-    box_white = max(float(np.quantile(brightest.max(axis=1), 0.9)), 40.0, _context_white(image, box, cast))
-    white = np.clip(local, LOCAL_FLOOR * box_white, 255.0)[..., None]
-    if (raw.min(axis=2) >= 250).mean() > CLIP_SHARE:
-        # the paper is clipped: its true level is higher than it reads (by CLIP_BOOST on average)
-        white = white * np.where(local >= 0.97 * 255.0 / cast.max(), CLIP_BOOST, 1.0)[..., None]
-    return cv2.cvtColor(np.clip(crop / white, 0, 1).astype(np.float32), cv2.COLOR_BGR2LAB)
+    h, w = image.shape[:2]
+    if box is None:
+        mx, my = int(round(PATCH_MARGIN * w)), int(round(PATCH_MARGIN * h))
+        crop = cv2.copyMakeBorder(image, my, my, mx, mx, cv2.BORDER_CONSTANT, value=PHOTO_SURROUND)
+    else:
+        x0, y0, x1, y1 = (float(v) for v in box)
+        mx, my = PATCH_MARGIN * (x1 - x0), PATCH_MARGIN * (y1 - y0)
+        xa, xb = int(max(0, round(x0 - mx))), int(min(w, round(x1 + mx)))
+        ya, yb = int(max(0, round(y0 - my))), int(min(h, round(y1 + my)))
+        crop = image[ya:yb, xa:xb]
+    crop = cv2.resize(crop, (PATCH_SIDE, PATCH_SIDE), interpolation=cv2.INTER_AREA)
+    crop = crop.astype(np.float32) / (255.0 * cast)
+    return np.clip(crop[:, :, ::-1], 0.0, 1.0)
 
 
-def _centre_weights(h: int, w: int, sigma: float = 0.3) -> np.ndarray:
-    yy, xx = np.mgrid[0:h, 0:w]
-    return np.exp(-(((yy + 0.5) / h - 0.5) ** 2 + ((xx + 0.5) / w - 0.5) ** 2) / (2 * sigma ** 2)).reshape(-1)
+def _has_print(image: np.ndarray, box: Box | None) -> bool:
+    """Whether the box holds any print at all (not a blank sheet of paper)."""
+    px = _crop(image, box).reshape(-1, 3)
+    return int(((px.max(axis=1) < 200) | (px.max(axis=1) - px.min(axis=1) > 40)).sum()) >= 5
 
 
-def _covered(shape: tuple, box: Box | None, other: Box, size: tuple[int, int]) -> np.ndarray:
-    """Flattened mask of the measured crop (``size``) of ``box``: pixels inside ``other``."""
-    h, w = shape[:2]
-    x0, y0, x1, y1 = (0.0, 0.0, float(w), float(h)) if box is None else (float(v) for v in box)
-    xa, xb = max(0.0, round(x0)), min(float(w), round(x1))
-    ya, yb = max(0.0, round(y0)), min(float(h), round(y1))
-    sh, sw = size
-    xs = xa + (np.arange(sw) + 0.5) * (xb - xa) / sw  # image coordinates of the crop's pixel centres
-    ys = ya + (np.arange(sh) + 0.5) * (yb - ya) / sh
-    ox0, oy0, ox1, oy1 = (float(v) for v in other)
-    return (((ys >= oy0) & (ys < oy1))[:, None] & ((xs >= ox0) & (xs < ox1))[None, :]).reshape(-1)
-
-
-def _not_white(lab: np.ndarray) -> np.ndarray:
-    return ~((lab[:, 0] > 85) & (np.hypot(lab[:, 1], lab[:, 2]) < 15))
-
-
-def _distances(lab: np.ndarray, protos: np.ndarray) -> np.ndarray:
-    """(n, k) colour differences. Lightness weighs L_WEIGHT against chromatic prototypes but fully
-    against colourless ones (black, gray and silver differ by lightness alone)."""
-    chroma = np.hypot(protos[:, 1], protos[:, 2])
-    lw = L_WEIGHT + (1 - L_WEIGHT) * np.exp(-chroma / 12.0)
-    d = lab[:, None, :] - protos[None, :, :]
-    return np.sqrt((lw[None, :] * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
-
-
-def back_descriptor(image: np.ndarray, box: Box | None = None) -> np.ndarray:
-    """Lab of the back's printed field: the centre-weighted mode of the box's non-white pixels."""
-    lab = normalised_lab(image, box)
-    weights = _centre_weights(*lab.shape[:2])
-    lab = lab.reshape(-1, 3)
-    keep = _not_white(lab)
-    if keep.sum() < 5:
-        raise BackError("no coloured pixels in the back box (a blank or white image?)")
-    lab, weights = lab[keep], weights[keep]
-    seeds = lab[np.linspace(0, len(lab) - 1, min(len(lab), 200)).astype(int)]
-    support = (_distances(lab, seeds) < 10) * weights[:, None]  # (n, seeds)
-    best = seeds[int(support.sum(axis=0).argmax())]
-    for _ in range(3):  # refine: median of the pixels around the mode
-        best = np.median(lab[_distances(lab, best[None])[:, 0] < 10], axis=0)
-    return best.astype(np.float64)
+def nominal_lab(colour_bgr: Sequence[float]) -> np.ndarray:
+    """Lab (L 0..100) of a print colour given as BGR 0..255: what the back network estimates."""
+    px = np.asarray(colour_bgr, np.float32).reshape(1, 1, 3) / 255.0
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
 
 
 def colour_descriptor(colour: str) -> np.ndarray:
     """Lab of a named or ``#rrggbb`` colour (a back known only from the table settings), (1, 3)."""
     from simulator.deck_art import colour_bgr
 
-    bgr = np.array([[colour_bgr(colour)]], np.float32) / 255.0
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0].astype(np.float64)
+    return nominal_lab(colour_bgr(colour))[None, :]
 
 
-def _blur_scale(n: int) -> np.ndarray:
-    """Distance factor per row of :func:`with_blur`'s output: blurred variants must match closer."""
-    return np.repeat([1.0 + BLUR_K * t for t in BLUR_MIX], n // len(BLUR_MIX))[None, :]
+class BackNet:
+    """The back network run with onnxruntime: patches in, print colours (Lab) out."""
+
+    def __init__(self, path: str | Path | None = None, threads: int | None = None):
+        import onnxruntime as ort
+
+        if path is None:
+            from vision.detector import default_model_dir
+
+            path = default_model_dir() / MODEL_FILE
+        self.path = Path(path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # as the detector's sessions
+        try:
+            self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for missing/corrupt files
+            raise BackError(f"cannot load the back network {self.path}: {exc}") from exc
+        self._input = self.session.get_inputs()[0].name
+
+    def estimate(self, image: np.ndarray, boxes: Sequence[Box | None]) -> np.ndarray:
+        """(n, 3) Lab print colour of each box's back (whole image for None): the mean of the
+        network's answers for the patch at its four quarter turns (a back's print does not depend
+        on which way it lies; the turns' errors are partly independent)."""
+        if not len(boxes):
+            return np.zeros((0, 3))
+        x = np.stack([back_patch(image, b) for b in boxes]).transpose(0, 3, 1, 2)
+        turns = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(TURNS)])
+        out = self.session.run(None, {self._input: np.ascontiguousarray(turns, np.float32)})[0].astype(np.float64)
+        return out.reshape(TURNS, len(boxes), 3).mean(axis=0)
 
 
-def with_blur(protos: np.ndarray) -> np.ndarray:
-    """Prototypes plus the same prints blurred into the back's white pattern (far, small or
-    out-of-focus cards look lighter and paler: the print mixes with the white, never with black)."""
-    bgr = cv2.cvtColor(np.asarray(protos, np.float32)[:, None, :], cv2.COLOR_LAB2BGR)[:, 0, :]
-    mixes = np.concatenate([(1 - t) * bgr + t for t in BLUR_MIX])[:, None, :].astype(np.float32)
-    return cv2.cvtColor(np.clip(mixes, 0, 1), cv2.COLOR_BGR2LAB)[:, 0, :].astype(np.float64)
+_NETS: dict[str, BackNet] = {}
+
+
+def back_net(path: str | Path | None = None) -> BackNet:
+    """One loaded network per file, shared (a session is safe to run from several threads)."""
+    key = str(path)
+    if key not in _NETS:
+        _NETS[key] = BackNet(path)
+    return _NETS[key]
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Colour difference between two Lab colours as the classifier measures it."""
-    return float(_distances(np.asarray(a, float).reshape(1, 3), np.asarray(b, float).reshape(1, 3))[0, 0])
+    """Colour difference (CIE76, Lab units) between two Lab colours, as the registry measures it."""
+    return float(np.linalg.norm(np.asarray(a, float).reshape(3) - np.asarray(b, float).reshape(3)))
 
 
 @dataclass
 class BackMatch:
     owner: str  # a registered owner or UNKNOWN
-    share: float  # centre-weighted share of the box's non-white pixels that voted for the winner (or best loser)
+    distance: float  # Lab units from the back's estimated colour to the owner's (or the nearest owner's)
     runner_up: str | None = None
-    runner_up_share: float = 0.0
+    runner_up_distance: float | None = None
+    colour: tuple[float, float, float] | None = None  # the estimated print colour (Lab)
 
     @property
     def known(self) -> bool:
@@ -266,43 +238,19 @@ class BackMatch:
 
 
 @dataclass
-class _Pixels:
-    """One box's measured pixels (flattened crop): nearest owner within tau (-1: nobody or white),
-    centre weight, non-white mask, Lab, crop shape."""
-
-    nearest: np.ndarray
-    weights: np.ndarray
-    keep: np.ndarray
-    lab: np.ndarray
-    shape: tuple
-
-
-def _main_cluster(lab: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray]:
-    """Weight and centre of the densest cluster of Lab pixels (10-unit cells, 3x3x3 neighbourhood)."""
-    hist, edges = np.histogramdd(lab, bins=(10, 20, 20), range=((0, 100), (-100, 100), (-100, 100)), weights=weights)
-    padded = np.pad(hist, 1)
-    dense = sum(padded[i:i + hist.shape[0], j:j + hist.shape[1], k:k + hist.shape[2]]
-                for i in range(3) for j in range(3) for k in range(3))
-    cell = np.unravel_index(int(dense.argmax()), dense.shape)
-    centre = np.array([(e[c] + e[c + 1]) / 2 for e, c in zip(edges, cell)])
-    near = np.linalg.norm(lab - centre, axis=1) < 15
-    if weights[near].sum() > 0:
-        centre = np.average(lab[near], axis=0, weights=weights[near])
-    return float(dense.max()), centre
-
-
-@dataclass
 class BackRegistry:
-    """Registered backs: owner -> prototypes (white-normalised Lab, one row per registration image)."""
+    """Registered backs: owner -> print colours (Lab, one row per registration image)."""
 
     backs: dict[str, np.ndarray] = field(default_factory=dict)
-    tau: float = 16.0
-    min_share: float = 0.05
-    min_ratio: float = 1.15
-    max_unmatched: float = 3.0  # unmatched cluster / winner's share above which a back is unknown
-    unmatched_dist: float = 20.0  # ... unless that cluster lies this close to the winner's print
-    _protos: list = field(default_factory=list, init=False, repr=False, compare=False)
-    _protos_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    tau: float = 25.0  # farthest a back may be from its owner's colour
+    min_gap: float = 3.0  # how much nearer the owner's colour must be than the next owner's
+    model: str | None = None  # the back network's file (None: the shipped one)
+
+    def estimate(self, image: np.ndarray, boxes: Sequence[Box | None]) -> np.ndarray:
+        """(n, 3) estimated print colours (Lab) of the backs in ``boxes``."""
+        for b in boxes:
+            _crop(image, b)  # a clear error for a bad image or box, before the network runs
+        return back_net(self.model).estimate(image, list(boxes))
 
     def register(self, owner: str, images: Iterable[np.ndarray], boxes: Iterable[Box | None] | None = None) -> np.ndarray:
         """Learn ``owner``'s back from one or more images (whole image = the back, or with boxes);
@@ -314,16 +262,18 @@ class BackRegistry:
             raise BackError(f"no image given for {owner!r}")
         if len(box_list) != len(images):
             raise BackError("one box (or None) per image")
-        self.backs[owner] = np.array([back_descriptor(img, box) for img, box in zip(images, box_list)])
+        for img, box in zip(images, box_list):
+            if not _has_print(img, box):
+                raise BackError("no coloured pixels in the back box (a blank or white image?)")
+        self.backs[owner] = np.concatenate([self.estimate(img, [box]) for img, box in zip(images, box_list)])
         return self.backs[owner]
 
     def check(self, owner: str) -> list[str]:
         """What may go wrong with ``owner``'s registration, in words (empty: nothing seen):
 
-        - its images disagree by more than DISAGREE_DIST (one back's sightings agree within ~15
-          even under uneven light): one of them may show a hand, another card or the table;
-        - its back is within SIMILAR_DIST of another owner's (closer than one back's sightings
-          can drift): the two may be taken for each other.
+        - its images disagree by more than DISAGREE_DIST (one back's clear sightings agree within ~27):
+          one of them may show a hand, another card or the table;
+        - its back is within SIMILAR_DIST of another owner's: the two may be taken for each other.
         """
         owner = self._owner(owner)
         mine = self.backs.get(owner)
@@ -356,99 +306,36 @@ class BackRegistry:
             raise BackError(f"owner name must be non-empty and not {UNKNOWN!r}")
         return name
 
-    def _assign(self, image: np.ndarray, box: Box | None) -> _Pixels:
-        """The box's pixels, each with the nearest owner within tau."""
-        lab = normalised_lab(image, box)
-        shape = lab.shape[:2]
-        lab = lab.reshape(-1, 3)
-        keep = _not_white(lab)
-        nearest = np.full(len(lab), -1)
-        if self.backs and keep.any():
-            dist = np.stack([(_distances(lab[keep], p) * _blur_scale(len(p))).min(axis=1) for p in self._variants()], axis=1)
-            nearest[keep] = np.where(dist.min(axis=1) < self.tau, dist.argmin(axis=1), -1)
-        return _Pixels(nearest, _centre_weights(*shape), keep, lab, shape)
-
-    def _variants(self) -> list[np.ndarray]:
-        """Each owner's prototypes with their blurred variants (recomputed only when a back changes)."""
-        key = tuple((n, p.tobytes()) for n, p in self.backs.items())
-        if self._protos_key != key:
-            self._protos = [with_blur(p) for p in self.backs.values()]
-            self._protos_key = key
-        return self._protos
-
-    def _tally(self, image: np.ndarray, box: Box | None, px: _Pixels,
-               others: Sequence[tuple[Box, str]]) -> tuple[dict[str, float], float]:
-        """Vote shares per owner, and the share of the main cluster of pixels that voted for
-        nobody (pixels inside another box are left out of it: they are that card's)."""
-        names = list(self.backs)
-        if not names or not px.keep.any():
-            return {n: 0.0 for n in names}, 0.0
-        weights = px.weights
-        covered = np.zeros(len(px.nearest), bool)
-        if len(others):
-            index = {n: i for i, n in enumerate(names)}
-            explained = np.zeros(len(px.nearest), bool)
-            for other_box, owner in others:
-                inside = _covered(image.shape, box, other_box, px.shape)
-                covered |= inside
-                if owner in index:
-                    explained |= inside & (px.nearest == index[owner])
-            weights = np.where(explained, OVERLAP_WEIGHT * weights, weights)
-        voted = px.nearest >= 0
-        total = max(float(weights[px.keep].sum()), 1e-9)
-        counts = np.bincount(px.nearest[voted], weights=weights[voted], minlength=len(names)) / total
-        unmatched = px.keep & ~voted & ~covered
-        share = 0.0
-        if unmatched.sum() >= 5 and counts.max() > 0:
-            mass, centre = _main_cluster(px.lab[unmatched], weights[unmatched])
-            winner = self._variants()[int(counts.argmax())]
-            if _distances(centre[None], winner).min() > self.unmatched_dist:  # not the winner's print, drifted
-                share = mass / total
-        return {n: float(c) for n, c in zip(names, counts)}, share
-
-    def votes(self, image: np.ndarray, box: Box | None = None, others: Sequence[tuple[Box, str]] = ()) -> dict[str, float]:
-        """Centre-weighted share of the box's non-white pixels nearest to each owner (within tau).
-
-        ``others``: (box, owner) of the frame's other backs. A pixel that votes for the owner of
-        another box covering it is most likely that card lying across this one (piles and fans
-        cover each other's boxes), so it weighs only OVERLAP_WEIGHT."""
-        return self._tally(image, box, self._assign(image, box), others)[0]
-
-    def _decide(self, tally: tuple[dict[str, float], float]) -> BackMatch:
-        votes, unmatched = tally
-        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    def match(self, colour: np.ndarray) -> BackMatch:
+        """The owner of a back whose print was estimated as ``colour`` (Lab), or ``unknown``."""
+        colour = np.asarray(colour, float).reshape(3)
+        found = tuple(round(float(v), 2) for v in colour)
+        ranked = sorted((float(np.linalg.norm(protos - colour, axis=1).min()), name) for name, protos in self.backs.items())
         if not ranked:
-            return BackMatch(UNKNOWN, 0.0)
-        best, share = ranked[0]
-        second, second_share = ranked[1] if len(ranked) > 1 else (None, 0.0)
-        if share < self.min_share or share < self.min_ratio * second_share or unmatched > self.max_unmatched * share:
-            return BackMatch(UNKNOWN, share, best, share if second is None else second_share)
-        return BackMatch(best, share, second, second_share)
+            return BackMatch(UNKNOWN, float("inf"), colour=found)
+        (d1, best), (d2, second) = ranked[0], ranked[1] if len(ranked) > 1 else (float("inf"), None)
+        owner = best if d1 <= self.tau and d2 - d1 >= self.min_gap else UNKNOWN
+        return BackMatch(owner, d1, best if owner == UNKNOWN else second, d1 if owner == UNKNOWN else
+                         (None if second is None else d2), found)
 
-    def classify(self, image: np.ndarray, box: Box | None = None, others: Sequence[tuple[Box, str]] = ()) -> BackMatch:
-        """The owner of the back in ``box`` of ``image`` (whole image when None), or ``unknown``.
-        ``others``: (box, owner) of the frame's other backs, if known (see :meth:`classify_frame`)."""
-        return self._decide(self._tally(image, box, self._assign(image, box), others))
+    def classify(self, image: np.ndarray, box: Box | None = None) -> BackMatch:
+        """The owner of the back in ``box`` of ``image`` (whole image when None), or ``unknown``."""
+        return self.classify_frame(image, [box])[0]
 
-    def classify_frame(self, image: np.ndarray, boxes: Sequence[Box]) -> list[BackMatch]:
-        """Owners of all the backs found in one frame. Each back is read alone first; then again
-        with the pixels that another box's owner explains (a card lying across it) discounted,
-        and with every other box's pixels left out of the unmatched cluster."""
-        boxes = list(boxes)
-        measured = [self._assign(image, b) for b in boxes]
-        first = [self._decide(self._tally(image, b, px, ())) for b, px in zip(boxes, measured)]
-        return [self._decide(self._tally(image, b, px, [(o, m.owner) for j, (o, m) in enumerate(zip(boxes, first)) if j != i]))
-                for i, (b, px) in enumerate(zip(boxes, measured))]
+    def classify_frame(self, image: np.ndarray, boxes: Sequence[Box | None]) -> list[BackMatch]:
+        """Owners of all the backs found in one frame (one network call for all of them)."""
+        if not self.backs:
+            for b in boxes:
+                _crop(image, b)  # bad input is an error even with nobody registered
+            return [BackMatch(UNKNOWN, float("inf")) for _ in boxes]
+        return [self.match(c) for c in self.estimate(image, list(boxes))]
 
     # persistence -----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {
             "format": FORMAT,
             "tau": self.tau,
-            "min_share": self.min_share,
-            "min_ratio": self.min_ratio,
-            "max_unmatched": self.max_unmatched,
-            "unmatched_dist": self.unmatched_dist,
+            "min_gap": self.min_gap,
             "backs": [
                 {"owner": name, "lab": [[round(float(v), 3) for v in row] for row in protos],
                  "preview_bgr": [int(v) for v in _lab_to_bgr(np.median(protos, axis=0))]}
@@ -464,7 +351,7 @@ class BackRegistry:
                             f"(reads {', '.join(READABLE_FORMATS)}): upgrade nerts-referee or re-register the backs")
         if fmt not in READABLE_FORMATS:
             raise BackError(f"not a back registry (expected format {FORMAT!r})")
-        thresholds = ("tau", "min_share", "min_ratio", "max_unmatched", "unmatched_dist")
+        thresholds = ("tau", "min_gap")
         if fmt != FORMAT:  # older measurements: the thresholds of this version apply
             data = {k: v for k, v in data.items() if k not in thresholds}
         reg = cls()

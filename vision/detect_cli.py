@@ -336,18 +336,22 @@ def _decks_classify(args: argparse.Namespace) -> int:
     holder: dict = {}
     for p, image in _readable(args.images, "decks classify", out):
         boxes, how = _back_boxes(image, box, holder, args.weights, largest_only=False)
-        # the whole frame at once, as the pipeline reads it: a card lying across a back explains its pixels
-        matches = (registry.classify_frame(image, boxes) if None not in boxes
-                   else [registry.classify(image, b) for b in boxes])
+        matches = registry.classify_frame(image, boxes)  # one network call for the whole frame
         entries = []
         for b, m in zip(boxes, matches):
-            entries.append({"owner": m.owner, "share": round(m.share, 3), "runner_up": m.runner_up,
-                            "box": None if b is None else [round(float(v), 1) for v in b]})
+            entries.append({"owner": m.owner, "distance": round(m.distance, 1), "runner_up": m.runner_up,
+                            "runner_up_distance": None if m.runner_up_distance is None else round(m.runner_up_distance, 1),
+                            "colour_lab": m.colour, "box": None if b is None else [round(float(v), 1) for v in b]})
         out.append({"image": p, "source": how, "backs": entries})
         if not args.json:
             for e in entries:
                 where = "" if e["box"] is None else f" at {e['box']}"
-                print(f"{p}: {e['owner']}{where} ({how}, {e['share']:.0%} of pixels)")
+                if e["owner"] == "unknown":  # the runner-up is then the nearest owner it was not taken for
+                    why = "no owner registered" if e["runner_up"] is None else f"nearest {e['runner_up']} at {e['distance']}"
+                else:
+                    why = f"{e['distance']} from its colour" + (
+                        "" if e["runner_up"] is None else f", next {e['runner_up']} at {e['runner_up_distance']}")
+                print(f"{p}: {e['owner']}{where} ({how}, Lab {why})")
     if args.json:
         print(json.dumps({"images": out}, indent=2))
     return _failures(out)

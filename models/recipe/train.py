@@ -38,7 +38,11 @@ FONT_EPOCHS = 3
 # (cards-det-relu.yaml) and trained on the det-fonts mix: int8 ReLU convolutions fuse, SiLU's
 # sigmoid x mul do not (stage 1 ~30% faster on 2 cores)
 RELU_EPOCHS = 0
-STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "det-fonts", "det-relu", "cls-ft", "cls-mine", "cls-ft2")
+STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "det-fonts", "det-relu", "cls-ft", "cls-mine", "cls-ft2", "backs")
+# backs (session 16): the back network (print colour of a face-down card, train_backs.py) on the
+# patches of BACK_SCENES rendered scenes of random back colours; ~11 min of data, ~15 of training
+BACK_SCENES = 8000
+BACK_EPOCHS = 24
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",
@@ -143,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=1, help="dataloader workers (each holds a copy of the batch)")
     ap.add_argument("--skip-data", action="store_true", help="reuse build/train/data")
-    ap.add_argument("--stages", default="cls,det,det-ft,det-ft2,cls-ft",
+    ap.add_argument("--back-scenes", type=int, default=BACK_SCENES, help="rendered scenes cut into back patches")
+    ap.add_argument("--back-epochs", type=int, default=BACK_EPOCHS)
+    ap.add_argument("--back-seed", type=int, default=20261202, help="first scene seed of the back patches")
+    ap.add_argument("--stages", default="cls,det,det-ft,det-ft2,cls-ft,backs",
                     help="which stages to train: cls, det (both detector schedules), det-more, det-ft, det-ft2, "
                          "cls-ft, cls-mine (hard negatives), cls-ft2 (both off: --cls-ft2-epochs 0) (others: reuse "
                          "build/train; \"\": export only)")
@@ -309,6 +316,21 @@ def main(argv: list[str] | None = None) -> int:
                              lr=1e-3, upright=True, log=_log, init_onnx=cls_onnx, extra=extra,
                              extra_val=data / "view_crops_val", extra_repeat=1)
         cls_onnx = args.cls_ft2_out / "cards_cls.onnx"
+
+    if "backs" in stages:
+        # its own small network and file: independent of the detector's export below
+        from models.recipe import back_data, train_backs
+
+        patches = data / "backs" / "patches.npz"
+        if not (args.skip_data and patches.is_file()):
+            _log("rendering back patches")
+            back_data.build(patches, args.back_scenes, args.back_seed, args.shared, args.threads, log=_log)
+        _log("training the back network")
+        summary = train_backs.train(patches, args.out / "cards_backs.onnx", args.back_epochs, seed=0,
+                                    threads=args.threads, log=_log, checkpoint=BUILD / "backs" / "backs.pt")
+        _log(f"back network -> {args.out / 'cards_backs.onnx'} ({summary})")
+        if stages == {"backs"}:
+            return 0  # the detector files are left as they are
 
     if args.no_export:
         _log(f"trained ({(time.time() - started) / 60:.1f} min); not exported (--no-export)")
