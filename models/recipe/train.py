@@ -41,7 +41,8 @@ RELU_EPOCHS = 0
 STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "det-fonts", "det-relu", "cls-ft", "cls-mine", "cls-ft2", "backs")
 # backs (session 16): the back network (print colour of a face-down card, train_backs.py) on the
 # patches of BACK_SCENES rendered scenes of random back colours; ~11 min of data, ~15 of training
-BACK_SCENES = 8000
+BACK_SCENES = 8000  # per seed of BACK_SEEDS
+BACK_SEEDS = "20261202"
 BACK_EPOCHS = 24
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -149,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-data", action="store_true", help="reuse build/train/data")
     ap.add_argument("--back-scenes", type=int, default=BACK_SCENES, help="rendered scenes cut into back patches")
     ap.add_argument("--back-epochs", type=int, default=BACK_EPOCHS)
-    ap.add_argument("--back-seed", type=int, default=20261202, help="first scene seed of the back patches")
+    ap.add_argument("--back-seeds", default=BACK_SEEDS,
+                    help="first scene seed of each set of --back-scenes scenes cut into back patches (comma list)")
     ap.add_argument("--stages", default="cls,det,det-ft,det-ft2,cls-ft,backs",
                     help="which stages to train: cls, det (both detector schedules), det-more, det-ft, det-ft2, "
                          "cls-ft, cls-mine (hard negatives), cls-ft2 (both off: --cls-ft2-epochs 0) (others: reuse "
@@ -321,10 +323,12 @@ def main(argv: list[str] | None = None) -> int:
         # its own small network and file: independent of the detector's export below
         from models.recipe import back_data, train_backs
 
-        patches = data / "backs" / "patches.npz"
-        if not (args.skip_data and patches.is_file()):
-            _log("rendering back patches")
-            back_data.build(patches, args.back_scenes, args.back_seed, args.shared, args.threads, log=_log)
+        patches = []
+        for seed in (int(v) for v in args.back_seeds.split(",") if v.strip()):
+            patches.append(data / "backs" / f"patches-{seed}.npz")
+            if not (args.skip_data and patches[-1].is_file()):
+                _log(f"rendering back patches (scenes {seed}...)")
+                back_data.build(patches[-1], args.back_scenes, seed, args.shared, args.threads, log=_log)
         _log("training the back network")
         summary = train_backs.train(patches, args.out / "cards_backs.onnx", args.back_epochs, seed=0,
                                     threads=args.threads, log=_log, checkpoint=BUILD / "backs" / "backs.pt")

@@ -12,7 +12,7 @@ PyTorch loop: AdamW, one-cycle lr, Huber loss in Lab units, seed fixed; flips an
 (a back's print does not depend on which way it lies) and light-level changes of the whole patch
 (they leave its colour relative to the paper as it was) as augmentation.
 
-    .venv-train/bin/python models/recipe/train_backs.py PATCHES.npz OUT.onnx [--epochs 24]
+    .venv-train/bin/python models/recipe/train_backs.py PATCHES.npz [MORE.npz ...] OUT.onnx [--epochs 24]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -88,15 +89,21 @@ def predict(net, patches: np.ndarray, batch: int = 512) -> np.ndarray:
     return np.concatenate(out)
 
 
-def train(data: Path, out_onnx: Path, epochs: int = 24, seed: int = 0, batch: int = 256, lr: float = 3e-3,
+def load_patches(data: Path | Sequence[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """Patches and Lab labels of one or more files of ``back_data.py``, in the order given."""
+    files = [data] if isinstance(data, (str, Path)) else list(data)
+    parts = [np.load(f) for f in files]
+    return np.concatenate([p["patches"] for p in parts]), np.concatenate([p["lab"] for p in parts]).astype(np.float32)
+
+
+def train(data: Path | Sequence[Path], out_onnx: Path, epochs: int = 24, seed: int = 0, batch: int = 256, lr: float = 3e-3,
           threads: int = 2, log=print, checkpoint: Path | None = None) -> dict:
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    d = np.load(data)
-    patches, lab = d["patches"], d["lab"].astype(np.float32)
+    patches, lab = load_patches(data)
     assert patches.shape[1:] == (PATCH_SIDE, PATCH_SIDE, 3), patches.shape
     order = rng.permutation(len(patches))
     n_val = max(1, int(VAL_SHARE * len(patches)))
@@ -153,7 +160,7 @@ def export(net, out_onnx: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("data", type=Path)
+    ap.add_argument("data", type=Path, nargs="+", help="patch files of back_data.py")
     ap.add_argument("out", type=Path)
     ap.add_argument("--epochs", type=int, default=24)
     ap.add_argument("--seed", type=int, default=0)
