@@ -40,9 +40,9 @@ FONT_EPOCHS = 3
 RELU_EPOCHS = 0
 STAGES = ("cls", "det", "det-more", "det-ft", "det-ft2", "det-fonts", "det-relu", "cls-ft", "cls-mine", "cls-ft2", "backs")
 # backs (session 16): the back network (print colour of a face-down card, train_backs.py) on the
-# patches of BACK_SCENES rendered scenes of random back colours; ~11 min of data, ~15 of training
+# patches of BACK_SCENES rendered scenes per seed of random back colours; ~2 x 11 min of data, ~49 of training
 BACK_SCENES = 8000  # per seed of BACK_SEEDS
-BACK_SEEDS = "20261202"
+BACK_SEEDS = "20261202,20271202"
 BACK_EPOCHS = 24
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
