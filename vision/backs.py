@@ -67,9 +67,9 @@ class BackError(ValueError):
     """A back that cannot be measured (empty crop, not an image) or a bad registry file."""
 
 
-def _crop(image: np.ndarray, box: Box | None) -> np.ndarray:
-    """The box (whole image when None), subsampled to at most SIDE px, float32 BGR."""
-
+def _bounds(image: np.ndarray, box: Box | None) -> tuple[int, int, int, int]:
+    """Pixel bounds (xa, ya, xb, yb) of the box in the image (whole image when None); a BackError
+    for anything that is not a BGR image or a box too small to read."""
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BackError(f"a back image must be BGR uint8 (h, w, 3), got "
                         f"{getattr(image, 'dtype', type(image).__name__)} {getattr(image, 'shape', '')}")
@@ -79,6 +79,12 @@ def _crop(image: np.ndarray, box: Box | None) -> np.ndarray:
     ya, yb = int(max(0, round(y0))), int(min(h, round(y1)))
     if xb - xa < 3 or yb - ya < 3:
         raise BackError(f"back box {tuple(round(float(v), 1) for v in (x0, y0, x1, y1))} is empty or too small")
+    return xa, ya, xb, yb
+
+
+def _crop(image: np.ndarray, box: Box | None) -> np.ndarray:
+    """The box (whole image when None), subsampled to at most SIDE px, float32 BGR."""
+    xa, ya, xb, yb = _bounds(image, box)
     crop = image[ya:yb, xa:xb]
     ch, cw = crop.shape[:2]
     scale = min(1.0, SIDE / max(ch, cw))
@@ -139,7 +145,7 @@ def back_patch(image: np.ndarray, box: Box | None = None) -> np.ndarray:
     """The network's view of one back: (PATCH_SIDE, PATCH_SIDE, 3) float32 RGB in 0..1. With no
     box the image is the back (a photo of it alone), framed in a neutral surround as a box's
     margin would show the table."""
-    _crop(image, box)  # validates the image and the box
+    _bounds(image, box)  # validates the image and the box
     cast = frame_cast(image)
     h, w = image.shape[:2]
     if box is None:
@@ -247,9 +253,8 @@ class BackRegistry:
     model: str | None = None  # the back network's file (None: the shipped one)
 
     def estimate(self, image: np.ndarray, boxes: Sequence[Box | None]) -> np.ndarray:
-        """(n, 3) estimated print colours (Lab) of the backs in ``boxes``."""
-        for b in boxes:
-            _crop(image, b)  # a clear error for a bad image or box, before the network runs
+        """(n, 3) estimated print colours (Lab) of the backs in ``boxes`` (a BackError for a bad
+        image or box, from :func:`back_patch`, before the network runs)."""
         return back_net(self.model).estimate(image, list(boxes))
 
     def register(self, owner: str, images: Iterable[np.ndarray], boxes: Iterable[Box | None] | None = None) -> np.ndarray:
@@ -326,7 +331,7 @@ class BackRegistry:
         """Owners of all the backs found in one frame (one network call for all of them)."""
         if not self.backs:
             for b in boxes:
-                _crop(image, b)  # bad input is an error even with nobody registered
+                _bounds(image, b)  # bad input is an error even with nobody registered
             return [BackMatch(UNKNOWN, float("inf")) for _ in boxes]
         return [self.match(c) for c in self.estimate(image, list(boxes))]
 

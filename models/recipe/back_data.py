@@ -14,6 +14,7 @@ are never rendered, so ``bench/detector.py`` measures the network on art it has 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from multiprocessing import Pool
@@ -41,7 +42,9 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return tuple(int(v) for v in rng.integers(0, 256, 3))
 
 
+@functools.lru_cache(maxsize=2)
 def _decks(shared: Path) -> tuple[list[DeckArt], list[DeckArt]]:
+    """Face and back designs, loaded once per process (each DeckArt caches the art it has read)."""
     french = DeckArt.load(shared / "cards" / "french-pattern")
     faces = [DeckArt.drawn(), french, DeckArt.load(shared / "cards" / "byron-knoll")]
     return faces, [french, french, DeckArt.drawn()]  # two thirds french-pattern prints

@@ -111,15 +111,15 @@ def train(data: Path | Sequence[Path], out_onnx: Path, epochs: int = 24, seed: i
     batch = min(batch, len(tr))  # a tiny set (``train --quick``) is one batch an epoch
     net = build_net()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * (len(tr) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    n_batches = len(tr) // batch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * n_batches, pct_start=0.15)
     loss_fn = torch.nn.HuberLoss(delta=2.0 / LAB_SCALE)
     t0 = time.perf_counter()
     for epoch in range(epochs):
         net.train()
         perm = rng.permutation(tr)
         total = 0.0
-        for i in range(len(tr) // batch):
+        for i in range(n_batches):
             idx = perm[i * batch:(i + 1) * batch]
             x = _tensor(_augment(rng, patches[idx]))
             y = torch.from_numpy(lab[idx] / LAB_SCALE)
@@ -130,7 +130,7 @@ def train(data: Path | Sequence[Path], out_onnx: Path, epochs: int = 24, seed: i
             sched.step()
             total += float(loss)
         err = np.linalg.norm(predict(net, patches[val]) - lab[val], axis=1)
-        log(f"backs epoch {epoch + 1}/{epochs}: loss {total / max(1, len(tr) // batch):.5f}, val Lab error median "
+        log(f"backs epoch {epoch + 1}/{epochs}: loss {total / n_batches:.5f}, val Lab error median "
             f"{np.median(err):.2f} p90 {np.quantile(err, 0.9):.2f} ({time.perf_counter() - t0:.0f} s)")
     export(net, out_onnx)
     if checkpoint is not None:  # the PyTorch weights, to continue training from
