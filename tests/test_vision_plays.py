@@ -1160,3 +1160,40 @@ def test_a_card_read_once_on_the_pile_it_goes_on_is_looked_at_again_until_it_res
     assert len(boxes) == 1 and boxes[0][0] < x + 3.0 < boxes[0][2] and boxes[0][1] < y < boxes[0][3]
     reader.update(tracks, 2.0 + reader.s.watch_seen_s + 0.1)
     assert reader.watch_boxes() == []
+
+
+@pytest.mark.parametrize("dee_came", [None, 2.02 - 0.16])
+def test_two_other_arms_coming_as_one_bring_no_hidden_copy(dee_came):
+    """cy's 2H is never seen on its way; ben's arm reached the pile 20 ms after cy's. With dee's
+    arm there in the same frame too (one blob of two arms reaching past, over this pile), nothing
+    tells which of them brought a copy, if either did: no copy is inferred (fresh dev clip 5316)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = [(2.0 - 0.16, scene.seat_point(2)), (2.02 - 0.16, scene.seat_point(1))]
+    if dee_came is not None:
+        arms.append((dee_came, scene.seat_point(3)))
+    arms = _TwoArms(arms)
+    arms.entry = lambda spot, t0, t1: scene.seat_point(2)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["ben", "cy"] if dee_came is None else ["cy"])
+
+
+@pytest.mark.parametrize("ben_two_at, copy", [(1.2, False), (0.5, True)])
+def test_the_arm_of_a_hand_that_just_played_on_the_pile_brings_no_hidden_copy(ben_two_at, copy):
+    """ben put the 2H down; cy's 3H, never seen on its way, comes next and ben's arm is seen
+    reaching the pile again 20 ms after cy's. 0.8 s after his own play that is his hand
+    withdrawing (fresh dev clip 5322); 1.5 s after, it may be bringing a 3H of his own."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    scene.play("2H", "ben", 0, ben_two_at)
+    scene.play("3H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "3H", 2.0)
+    arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.02 - 0.16, scene.seat_point(1))])
+    arms.entry = lambda spot, t0, t1: scene.seat_point(2)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert [o["player"] for o in obs if o["card"] == "2H"] == ["ben"]
+    threes = sorted(o["player"] for o in obs if o["card"] == "3H")
+    assert threes == (["ben", "cy"] if copy else ["cy"])

@@ -75,6 +75,9 @@ class ReaderSettings:
     arm_late_s: float = 0.4
     arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
     arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
+    # ... but two other players' arms this close to each other, both nearest the card's own: no
+    # telling which brought a copy, if either did (see PlayReader._contest_by_arms)
+    arm_tie_s: float = 0.02
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
     # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
     arm_contest_sigma_ms: float = 100.0
@@ -87,6 +90,11 @@ class ReaderSettings:
     # one card at a time and fetches the next from its own layout: simulated players' plays were
     # 1.48 s apart at least (16 dev clips); real hands are quicker, hence the margin
     arm_elsewhere_s: float = 0.8
+    # ... and an arm reaching the pile its player put a card on less than this long before is that
+    # hand withdrawing: fetching the next card from a layout takes longer (simulated players'
+    # plays came 1.48 s apart at least; fresh dev clip 5322: dev's hand, timed 1.11 s after dev's
+    # 3C, was inferred as a second 4C there)
+    rearrive_s: float = 1.3
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -449,7 +457,8 @@ class PlayReader:
             who, c, _ = self.attributor.attribute(entry, landing.rest)
             if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                     not self._taking_back(who, landing.rest, t_arm) and \
-                    (who == landing.player or not self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)):
+                    (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
+                                                   or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
                 reached.append((t_arm, who))
         if len(reached) < 2:
             return
@@ -458,7 +467,14 @@ class PlayReader:
         own = [r for r in reached if r[1] == landing.player]
         if own:
             mine = own[0]
-            other = min((r for r in reached if r[1] != mine[1]), key=lambda r: abs(r[0] - mine[0]))
+            others = sorted((r for r in reached if r[1] != mine[1]), key=lambda r: abs(r[0] - mine[0]))
+            other = others[0]
+            if len(others) > 1 and abs(others[1][0] - mine[0]) - abs(other[0] - mine[0]) < self.s.arm_tie_s:
+                # two other arms came as one: a blob of two arms reaching elsewhere that covers this
+                # spot (fresh dev clip 5316: ben's and dev's arms, contesting a 2S on another pile,
+                # crossed over a 4H there in the same frame; ben's copy was inferred at the 4H, and
+                # then counted as played elsewhere at the 2S it really contested)
+                return
         elif path_less:  # whose it is unknown: the two arms that came closest together
             pairs = [(abs(a[0] - b[0]), a, b) for k, a in enumerate(reached) for b in reached[k + 1:]]
             _, a, b = min(pairs)
@@ -575,6 +591,15 @@ class PlayReader:
             return True
         return any(p.player == player and not p.canceled and not p.unseen_arrival and away(p.rest)
                    and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending)
+
+    def _withdrawing(self, player: str, spot: Point, t: float) -> bool:
+        """Whether ``player`` put a card on this pile, or took a contest's copy back off it, less than
+        ``rearrive_s`` before ``t``: their arm seen reaching it again is that hand withdrawing, not
+        one bringing a new card (fresh dev clip 5321: ben's arm, carrying his 2H back, "reached"
+        the pile again 0.07 s after it was seen leaving and was inferred as a second 3H there)."""
+        return any(who == player and 0.0 < t - tc < self.s.rearrive_s
+                   and math.hypot(where[0] - spot[0], where[1] - spot[1]) <= self.registry.join_mm
+                   for who, tc, where, g in self._plays if g is None)
 
     @staticmethod
     def _rest_axis(samples: list, i: int) -> float | None:
