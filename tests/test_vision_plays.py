@@ -1197,3 +1197,37 @@ def test_the_arm_of_a_hand_that_just_played_on_the_pile_brings_no_hidden_copy(be
     assert [o["player"] for o in obs if o["card"] == "2H"] == ["ben"]
     threes = sorted(o["player"] for o in obs if o["card"] == "3H")
     assert threes == (["ben", "cy"] if copy else ["cy"])
+
+
+class _ArmsPresent(_Arm):
+    """Arms at the spot from arrival to departure: (arrival, departure, entry). Like the watcher, an
+    arm present in the asked window is timed from when it came; one gone before it is not seen."""
+
+    def __init__(self, arms, own):
+        super().__init__(own, min(a[0] for a in arms))
+        self.arms = arms
+
+    def arrival(self, spot, t0, t1, since=None):
+        times = [a[0] for a in self.reaches(spot, t0, t1, since)]
+        return min(times) if times else None
+
+    def reaches(self, spot, t0, t1, since=None):
+        return sorted((a, w) for a, d, w in self.arms if a <= t1 and d >= t0 and (since is None or a >= since))
+
+
+@pytest.mark.parametrize("seen_at", [2.3, 3.3])
+def test_a_contest_arm_gone_before_a_late_seen_card_was_looked_for_still_counts(seen_at):
+    """cy's 2H and ben's (never read) touch together; cy's hand stays on the pile, so her card is
+    first read only at ``seen_at``. ben's arm was there from 1.86 s to 2.3 s: when the card is read
+    late, his arm left before the arms were looked for (``arm_before_s`` before it lay still), yet
+    it came with cy's and brought the other copy (fresh dev clip 5315)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = [(i, t, [x for x in s if x.label != "2H" or t >= seen_at]) for i, t, s in scene.frames(4.5)]
+    cy, ben = scene.seat_point(2), scene.seat_point(1)
+    arms = _ArmsPresent([(1.0 - 0.16, 1.3, scene.seat_point(0)), (2.0 - 0.16, seen_at + 0.1, cy),
+                         (2.02 - 0.16, 2.3, ben)], cy)
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    twos = sorted((o for o in obs if o["card"] == "2H"), key=lambda o: o["t"])
+    assert [o["player"] for o in twos] == ["cy", "ben"] and twos[1]["evidence"]["inferred"]

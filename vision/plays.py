@@ -451,15 +451,28 @@ class PlayReader:
         if self.arms is None or not hasattr(self.arms, "reaches"):
             return
         t_seen = landing.t_rest
-        reached = []
-        for t_arm, entry in self.arms.reaches(landing.rest, t_seen - self.s.arm_before_s, t_seen,
-                                              since=self._arms_since(landing.rest, landing.track.label)):
-            who, c, _ = self.attributor.attribute(entry, landing.rest)
-            if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
-                    not self._taking_back(who, landing.rest, t_arm) and \
-                    (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
-                                                   or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
-                reached.append((t_arm, who))
+        since = self._arms_since(landing.rest, landing.track.label)
+
+        def arms_from(t0: float) -> list[tuple[float, str]]:
+            reached: list[tuple[float, str]] = []
+            for t_arm, entry in self.arms.reaches(landing.rest, t0, t_seen, since=since):
+                who, c, _ = self.attributor.attribute(entry, landing.rest)
+                if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
+                        not self._taking_back(who, landing.rest, t_arm) and \
+                        (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
+                                                       or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
+                    reached.append((t_arm, who))
+            return reached
+
+        t0 = t_seen - self.s.arm_before_s
+        reached = arms_from(t0)
+        own_t = min((r[0] for r in reached if r[1] == landing.player), default=None)
+        if own_t is not None and own_t - self.s.arm_contest_wide_s < t0:
+            # the card was seen late (under the hands) and its own arm was already there when the
+            # window opened: an arm that came with it and left before then counts too (fresh dev
+            # clip 5315: dev's arm at a 2D contest from 37.30 s to 37.57 s, the window from 37.70 s;
+            # only its return at 37.8 s was seen, too late for a contest, and dev's copy was lost)
+            reached = arms_from(own_t - self.s.arm_contest_wide_s)
         if len(reached) < 2:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
