@@ -1199,17 +1199,9 @@ def test_the_arm_of_a_hand_that_just_played_on_the_pile_brings_no_hidden_copy(be
     assert threes == (["ben", "cy"] if copy else ["cy"])
 
 
-class _ArmsPresent(_Arm):
+class _ArmsPresent(_ArmsBySide):
     """Arms at the spot from arrival to departure: (arrival, departure, entry). Like the watcher, an
     arm present in the asked window is timed from when it came; one gone before it is not seen."""
-
-    def __init__(self, arms, own):
-        super().__init__(own, min(a[0] for a in arms))
-        self.arms = arms
-
-    def arrival(self, spot, t0, t1, since=None):
-        times = [a[0] for a in self.reaches(spot, t0, t1, since)]
-        return min(times) if times else None
 
     def reaches(self, spot, t0, t1, since=None):
         return sorted((a, w) for a, d, w in self.arms if a <= t1 and d >= t0 and (since is None or a >= since))
