@@ -1223,3 +1223,58 @@ def test_a_contest_arm_gone_before_a_late_seen_card_was_looked_for_still_counts(
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     twos = sorted((o for o in obs if o["card"] == "2H"), key=lambda o: o["t"])
     assert [o["player"] for o in twos] == ["cy", "ben"] and twos[1]["evidence"]["inferred"]
+
+
+class _ArmsAtSlots(_ArmsBySide):
+    """Arms per pile spot: {slot point: [(time, entry)]}; ``entry`` names ``own`` at every spot."""
+
+    def __init__(self, by_slot, own):
+        super().__init__([a for arms in by_slot.values() for a in arms], own)
+        self.by_slot = by_slot
+
+    def reaches(self, spot, t0, t1, since=None):
+        arms = [a for (x, y), at in self.by_slot.items() for a in at if math.hypot(x - spot[0], y - spot[1]) < 40]
+        return sorted(a for a in arms if t0 <= a[0] <= t1 and (since is None or a[0] >= since))
+
+
+@pytest.mark.parametrize("they_played_elsewhere", [True, False])
+def test_a_card_reached_by_several_arms_waits_for_their_plays_elsewhere_to_say_whose_it_is(they_played_elsewhere):
+    """cy's 2H is never seen on its way. ben's arm reached the pile in the same frame as cy's and
+    dee's a moment later: both on their way to piles beyond, where they put cards down 0.3 s
+    after the 2H touched (fresh dev clip 5339). Only once those plays have landed do the arms say
+    the 2H is cy's; with no such plays nothing tells, and the entry of the blob names it."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    scene.play("2H", "cy", 0, 2.0)
+    if they_played_elsewhere:
+        scene.play("AD", "ben", 4, 2.3)
+        scene.play("AC", "dee", 9, 2.35)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    ben, cy, dee = scene.seat_point(1), scene.seat_point(2), scene.seat_point(3)
+    arms = _ArmsAtSlots({scene.slots[0]: [(0.2 - 0.16, scene.seat_point(0)), (1.84, ben), (1.84, cy), (1.94, dee)],
+                         scene.slots[4]: [(2.3 - 0.16, ben)], scene.slots[9]: [(2.35 - 0.16, dee)]}, dee)
+    obs, reader = _read(scene, frames, 4.5, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["evidence"]["timing"]["held"] == "arms unsure"
+    if they_played_elsewhere:
+        assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+        assert sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == \
+            [("AC", "dee"), ("AD", "ben"), ("AH", "ana")]
+    else:
+        assert two["player"] == "dee"
+        assert two["evidence"]["timing"]["reported_t"] - two["evidence"]["timing"]["rest_t"] <= reader.s.arm_unsure_s + 0.1
+
+
+def test_the_arm_withdrawing_from_the_card_underneath_owns_neither_the_card_on_it_nor_a_copy():
+    """ben put the AH down; cy's 2H, never seen on its way, comes 1 s later, and the blob at the
+    pile is mostly ben's arm, seen reaching it again as it withdraws (fresh dev clip 5309): the
+    2H is cy's, her arm times it, and ben's brings no second copy."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ben", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    ben, cy = scene.seat_point(1), scene.seat_point(2)
+    arms = _ArmsBySide([(1.0 - 0.16, ben), (2.0 - 0.16, cy), (1.9, ben)], ben)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01

@@ -95,6 +95,13 @@ class ReaderSettings:
     # plays came 1.48 s apart at least; fresh dev clip 5322: dev's hand, timed 1.11 s after dev's
     # 3C, was inferred as a second 4C there)
     rearrive_s: float = 1.3
+    # A card owned by its arm (never seen on its way) when several players' arms reached its spot
+    # and none of them is known to have played elsewhere yet: it waits up to this long after it
+    # came to rest for their plays on other piles to land, then asks the arms again (fresh dev
+    # clip 5339: a 3D named for ana, whose arm and ben's crossed it on the way to a 4C contest
+    # they touched 0.3 s later; 24 dev clips: 6 of 24 such cards misnamed, 5 of them by an arm
+    # whose player played elsewhere within arm_elsewhere_s or withdrew from this pile)
+    arm_unsure_s: float = 1.2
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -220,6 +227,7 @@ class Landing:
     held: str = ""  # the last wait that held its report (development: where the delay goes)
     arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
     unseen_arrival: bool = False  # never seen on its way to where it rests
+    arm_reaches: "list[tuple[float, str, float]] | None" = None  # the arms that reached it (see _arms_unsure)
 
     @property
     def path(self) -> list:
@@ -576,13 +584,11 @@ class PlayReader:
         since = self._arms_since(rest, label)
         if hasattr(self.arms, "reaches"):
             # arms told apart by side: an arm whose player played on another pile just then only
-            # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away)
-            named = []
-            for t_arm, where in self.arms.reaches(rest, t0, t1, since=since):
-                who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
-                if who is not None and c >= self.s.path_conf:
-                    named.append((who, c, self._played_elsewhere(who, rest, t_arm + self.s.arm_lead_s)))
-            free = [(who, c) for who, c, busy in named if not busy]
+            # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away),
+            # as does one withdrawing from this pile (fresh dev clip 5309: a 2C owned by the arm of
+            # the AC under it, leaving 1.1 s after its contact)
+            named = self._named_reaches(rest, t_rest, owner_votes, axis, label)
+            free = [(who, c) for t_arm, who, c in named if not self._arm_busy(who, rest, t_arm)]
             if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0]
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
@@ -592,6 +598,65 @@ class PlayReader:
             return None, 0.0
         p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
         return p2, c2
+
+    def _named_reaches(self, rest: Point, t_rest: float, owner_votes: Counter, axis: float | None = None,
+                       label: str | None = None) -> list[tuple[float, str, float]]:
+        """(time, player, confidence) of each arm that reached ``rest`` as a card came to rest there
+        (from ``arm_before_s`` before until just after ``t_rest``) and whose side names a player."""
+        t0, t1 = t_rest - self.s.arm_before_s, t_rest + 0.1
+        named = []
+        for t_arm, where in self.arms.reaches(rest, t0, t1, since=self._arms_since(rest, label)):
+            who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
+            if who is not None and c >= self.s.path_conf:
+                named.append((t_arm, who, c))
+        return named
+
+    def _arm_busy(self, player: str, spot: Point, t_arm: float, inferred: bool = False) -> bool:
+        """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, brought no card there: that
+        player put one on another pile about then, or on this pile just before (the hand
+        withdrawing). With ``inferred``, a copy inferred for them elsewhere counts too."""
+        t = t_arm + self.s.arm_lead_s
+        if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t):
+            return True
+        if not inferred:
+            return False
+
+        def away(where: Point) -> bool:
+            return math.hypot(where[0] - spot[0], where[1] - spot[1]) > self.registry.join_mm
+
+        if any(who == player and g is not None and away(where) and abs(tc - t) < self.s.arm_elsewhere_s
+               for who, tc, where, g in self._plays):
+            return True
+        return any(p.hidden_rival is not None and p.hidden_rival[0] == player and not p.canceled and away(p.rest)
+                   and abs(p.hidden_rival[1].t - t) < self.s.arm_elsewhere_s
+                   for p in self.pending + [h[0] for h in self._hidden])
+
+    def _arms_unsure(self, landing: Landing) -> bool:
+        """A card owned by its arm, asked again now that more plays are known: when exactly one of
+        the arms that reached it is not known to have gone elsewhere, the card is that player's
+        (re-timed from their arm when it had no path). ``True`` while several arms still could have
+        brought it."""
+        if landing.how != "motion" or landing.hidden_rival is not None or landing.rival is not None \
+                or not hasattr(self.arms, "reaches"):
+            return False
+        if landing.arm_reaches is None:  # (the arms' frames up to just after the rest are all in)
+            landing.arm_reaches = self._named_reaches(landing.rest, landing.t_rest, landing.track.owner_votes,
+                                                      self._rest_axis(landing.path, landing.rest_index),
+                                                      landing.track.label)
+        if len({who for _, who, _ in landing.arm_reaches}) < 2:
+            return False
+        free = {who: c for t_arm, who, c in landing.arm_reaches
+                if not self._arm_busy(who, landing.rest, t_arm, inferred=True)}
+        if len(free) != 1:
+            return len(free) > 1
+        (player, conf), = free.items()
+        if player != landing.player:
+            landing.player, landing.player_conf = player, conf
+            if landing.unseen_arrival and not any(a - 0.5 <= landing.t_rest <= b + 1.0 for a, b in self.blind):
+                timed = self._arm_contact(landing.rest, landing.t_rest, player, landing.track.label)
+                if timed is not None:
+                    landing.contact = timed
+        return False
 
     def _played_elsewhere(self, player: str, spot: Point, t: float) -> bool:
         """Whether ``player`` put a card on another pile (reported, or landed and pending) within
@@ -1083,6 +1148,8 @@ class PlayReader:
             self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
                                    "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
             return []
+        if self._arms_unsure(landing) and not final and t - landing.t_rest < self.s.arm_unsure_s:
+            return self._wait(landing, "arms unsure")  # until the other arms' plays elsewhere land
         if not landing.on_pile and not landing.retimed:
             landing.retimed = True
             self._retime(landing)
