@@ -170,6 +170,21 @@ def test_a_hand_that_rests_then_moves_again_is_a_lift_one_that_keeps_moving_is_n
     assert clip(rest_frames=4).last_move((600.0, 300.0), 0.9, 2.0) is None  # nothing at that spot
 
 
+def test_a_hand_that_rests_a_single_frame_before_lifting_is_a_lift():
+    # a hand waiting on a pile to take its copy back shifts its grip: the spot goes quiet for one
+    # frame only, between the other arm leaving and the lift
+    spot = (300.0, 220.0)
+    arms = ArmWatcher()
+    for k in range(20):
+        m = _mask()
+        if k < 5 or 6 <= k < 10:
+            m[0:34, 44:56] = True  # at the spot and moving, still for frame 5, then lifting
+        arms.update(1.0 + k / 30, m, _to_mm)
+    start, end, where = arms.last_move(spot, 0.9, 2.0)
+    assert (start, end) == (1.0 + 6 / 30, 1.0 + 9 / 30) and where[1] < 120
+    assert arms.last_move(spot, 0.9, 2.0, quiet_frames=2) is None  # the stricter reading sees no rest
+
+
 def _four_seats():
     from vision.config import VisionConfig
 

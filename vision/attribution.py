@@ -361,7 +361,7 @@ class ArmWatcher:
                 last[side] = (t, where)
         return last
 
-    def last_move(self, spot_mm: tuple[float, float], t0: float, t1: float, quiet_frames: int = 2,
+    def last_move(self, spot_mm: tuple[float, float], t0: float, t1: float, quiet_frames: int = 1,
                   min_mm2: float = 2500.0, share: float = 0.3,
                   reach_mm: float = 60.0) -> tuple[float, float, tuple[float, float]] | None:
         """The last motion at ``spot_mm`` between ``t0`` and ``t1`` that began after a hand rested
@@ -369,6 +369,12 @@ class ArmWatcher:
         ``None`` when the last motion there was not preceded by at least ``quiet_frames`` frames
         without a blob of ``min_mm2`` at the spot (one continuous movement: arms arriving and
         leaving, nothing put down and picked up again).
+
+        One quiet frame is enough: a hand waiting on a pile to take its copy back is not still (it
+        shifts its grip), so the spot often goes quiet for a single frame before the lift (24 fresh
+        dev clips 5340-5363: with two quiet frames required, 10 contests whose loser's hand was
+        quiet for one frame were ruled ties; with one, all 10 go to the right player and none of
+        the 24 staged ties changes).
 
         A first-touch contest's later card is taken back off the pile: its player's hand rests on
         it (a still hand drops out of the changed pixels), then lifts it and leaves, after the other
