@@ -101,9 +101,11 @@ def _obs_line(o: dict, t_ref: float | None = None) -> str:
             f"[{', '.join(map(str, tags))}] reads {ev.get('reads')}")
 
 
-def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], result: dict) -> list[str]:
+def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], result: dict,
+            pairs: list[tuple[dict, dict]]) -> list[str]:
     """Per dispute: the true touches, what vision reported of that card then, and the ruling; then
-    every phantom. For development (``--detail``)."""
+    every phantom, every play missed and every play given to another player. For development
+    (``--detail``)."""
     lines = []
     for d in summary.get("disputes", []):
         t0 = d["t"]
@@ -122,6 +124,13 @@ def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], 
             near = [tr for tr in truth if tr["card"] == o["card"] and abs(tr["t"] - o["t"]) < 3.0]
             why = f"true play of it {near[0]['player']} at {near[0]['t']:.2f}s" if near else "no true play of it within 3 s"
             lines.append(f"  phantom {_obs_line(o)}; {why}")
+    found = {id(tr) for tr, _ in pairs}
+    for tr in truth:
+        if id(tr) not in found:
+            lines.append(f"  missed  {tr['card']} {tr['player']} t={tr['t']:.2f} on {tr.get('pile')}")
+    for tr, o in pairs:
+        if o["player"] != tr["player"]:
+            lines.append(f"  misattributed {tr['card']} {tr['player']} t={tr['t']:.2f}: {_obs_line(o)}")
     return lines
 
 
@@ -168,7 +177,7 @@ def score(clip: Path, out: Path, detailed: bool = False) -> dict:
         disputes.append(entry)
     rounds_true = summary.get("rounds", [])
     waits = [_wait_row(tr, o) for tr, o in pairs if "timing" in o.get("evidence", {})]
-    detail = _detail(summary, truth, seen, used, result) if detailed else []
+    detail = _detail(summary, truth, seen, used, result, pairs) if detailed else []
     rounds_mine = result.get("rounds", [])
     exact = sum(1 for i, rt in enumerate(rounds_true)
                 if i < len(rounds_mine) and rounds_mine[i].get("scores") == rt.get("scores"))
@@ -243,7 +252,7 @@ def main() -> int:
     ap.add_argument("--weights", metavar="MODEL", help="detector weights for --source detector (default: the shipped model)")
     ap.add_argument("--seeds", help="comma-separated simulator seeds for development runs (default: the "
                     "final-figure seeds, never developed on)")
-    ap.add_argument("--detail", action="store_true", help="print each dispute and phantom (development)")
+    ap.add_argument("--detail", action="store_true", help="print each dispute, phantom, missed and misattributed play (development)")
     ap.add_argument("--mistakes", type=float, default=0.0, metavar="P",
                     help="bots misjudge and play an illegal card with this chance when they have nothing to play "
                          "(simulate --mistakes; default 0, as the issue's figures): measures illegal plays ruled "
