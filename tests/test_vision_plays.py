@@ -1278,3 +1278,46 @@ def test_the_arm_withdrawing_from_the_card_underneath_owns_neither_the_card_on_i
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     (two,) = [o for o in obs if o["card"] == "2H"]
     assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+
+
+
+@pytest.mark.parametrize("arm_timed", [True, False])
+def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_between_copies(arm_timed):
+    """A tie both copies of which stay: two 2H lie 26 mm apart on the pile, neither seen on its way.
+    The path the detector gives one of them hops from the other copy to it as reads alternate: no
+    reach ends there, so a copy the arms timed keeps their clock (fresh dev clips 5340 and 5349: such
+    a copy was re-fitted along the hop 0.5 s late and the tie ruled for the other player). A card
+    followed along a real path is still re-fitted with the frames seen after it landed."""
+    from types import SimpleNamespace
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30)
+    sx, sy = scene.slots[0]
+    hop = [Sample(60 + 3 * k, 2.0 + 0.1 * k, sx + (26.0 if k >= 3 else 0.0) + 0.2 * (k % 2), sy, 0.8)
+           for k in range(10)]
+    track = SimpleNamespace(label="2H", samples=hop, first=hop[0], last=hop[-1])
+    arm_clock = ContactEstimate(2.0, 100.0, 0.0, (sx + 26.0, sy))
+    landing = Landing(track, 4, (sx + 26.0, sy), hop[4].t, arm_clock, "ben", 0.99, "motion")
+    landing.arm_timed = arm_timed
+    reader._retime_once(landing)
+    assert landing.retimed is not arm_timed
+    assert (landing.contact is arm_clock) is arm_timed
+    reader._retime_once(landing)  # once only
+
+
+@pytest.mark.parametrize("rest_early_s, expected", [(0.0, 1.97 - 0.5 / 30), ((2 + 0.5) / 30, 2.0)])
+def test_an_arms_clock_may_come_after_the_first_resting_read_by_a_read_interval(rest_early_s, expected):
+    """cy's arm reached the spot at 1.84 s, so the card it carried touched about 2.0 s; the detector,
+    reading the spot every other frame, first read the card there at rest at 1.97 s, still in the
+    last millimetres of its reach. With every frame read the first resting read bounds the contact
+    (half a frame before it); at the detector's pace it may come a read interval later (fresh dev
+    clips at stride 2: 27-60 ms), and the arm's clock stands."""
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30, arms=_Arm(scene.seat_point(2), reached=1.84),
+                        settings=ReaderSettings(rest_early_s=rest_early_s))
+    est = reader._arm_contact(scene.slots[0], 1.97)
+    assert abs(est.t - expected) < 1e-9

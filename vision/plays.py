@@ -74,6 +74,10 @@ class ReaderSettings:
     # (see PlayReader._contest_by_arms; the card ahead of the hand touches 0.13-0.2 s after it)
     arm_late_s: float = 0.4
     arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
+    # ... and never later than half a frame before the card's first resting read, plus this: a
+    # card read at rest may still be moving its last millimetres (under rest_mm) when the spot is
+    # read only every few frames (the detector source sets it to a read interval)
+    rest_early_s: float = 0.0
     arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
     # ... but two other players' arms this close to each other, both nearest the card's own: no
     # telling which brought a copy, if either did (see PlayReader._contest_by_arms)
@@ -742,6 +746,17 @@ class PlayReader:
         pile = self.registry.nearest(rest[0], rest[1])
         return (pile.x, pile.y) if pile is not None else None
 
+    def _retime_once(self, landing: Landing) -> None:
+        """:meth:`_retime` before the report, once; not a card placed unseen after a hover (timed
+        from its last sightings), nor a contest copy timed by its arm: its path was never seen
+        on its way, and one read in turn with the other copy lying a corner apart on the pile
+        hops between them (fresh dev clips 5340, 5349: tied copies 26 mm apart, one re-fitted
+        along the hop 0.5 s late, and the tie ruled for the other player)."""
+        if landing.on_pile or landing.retimed or landing.arm_timed:
+            return
+        landing.retimed = True
+        self._retime(landing)
+
     def _retime(self, landing: Landing) -> None:
         """Time the contact again with every frame seen since the landing (the settling frames pin
         down the end of a final move) before reporting it."""
@@ -834,7 +849,7 @@ class PlayReader:
         """Contact of a card never seen on its way, from the arm that brought it: the hand (with the
         card ahead of it) reaches the spot ``arm_lead_s`` before the card touches the pile
         (simulated dev clips: 130-200 ms, median 167 ms over 14 plays). Never later than the card
-        was first seen there.
+        was first seen there (give or take ``rest_early_s``).
 
         On a busy pile the first arm there may be another player's (an earlier play, a rival
         reaching past, a hand still withdrawing): when the arms' sides are known, the arm from
@@ -855,7 +870,7 @@ class PlayReader:
             t_arm = self.arms.arrival(rest, t0, t_seen, since=since)
         if t_arm is None:
             return None
-        t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
+        t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps + self.s.rest_early_s)
         return ContactEstimate(t, self.s.arm_sigma_ms, 0.0, rest)
 
     # --- reading -----------------------------------------------------------------------------
@@ -1150,9 +1165,7 @@ class PlayReader:
             return []
         if self._arms_unsure(landing) and not final and t - landing.t_rest < self.s.arm_unsure_s:
             return self._wait(landing, "arms unsure")  # until the other arms' plays elsewhere land
-        if not landing.on_pile and not landing.retimed:
-            landing.retimed = True
-            self._retime(landing)
+        self._retime_once(landing)
         self._check_owner(landing)
         extra = self._found_under(landing, label, pile) if legal else None
         out = [self._report(landing, label, pile, legal, t, extra=extra)]
