@@ -1308,16 +1308,3 @@ def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_be
     assert (landing.contact is arm_clock) is arm_timed
     reader._retime_once(landing)  # once only
 
-
-@pytest.mark.parametrize("rest_early_s, expected", [(0.0, 1.97 - 0.5 / 30), ((2 + 0.5) / 30, 2.0)])
-def test_an_arms_clock_may_come_after_the_first_resting_read_by_a_read_interval(rest_early_s, expected):
-    """cy's arm reached the spot at 1.84 s, so the card it carried touched about 2.0 s; the detector,
-    reading the spot every other frame, first read the card there at rest at 1.97 s, still in the
-    last millimetres of its reach. With every frame read the first resting read bounds the contact
-    (half a frame before it); at the detector's pace it may come a read interval later (fresh dev
-    clips at stride 2: 27-60 ms), and the arm's clock stands."""
-    scene = SyntheticScene(PLAYERS, seed=24)
-    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30, arms=_Arm(scene.seat_point(2), reached=1.84),
-                        settings=ReaderSettings(rest_early_s=rest_early_s))
-    est = reader._arm_contact(scene.slots[0], 1.97)
-    assert abs(est.t - expected) < 1e-9

@@ -74,10 +74,6 @@ class ReaderSettings:
     # (see PlayReader._contest_by_arms; the card ahead of the hand touches 0.13-0.2 s after it)
     arm_late_s: float = 0.4
     arm_sigma_ms: float = 40.0  # ... give or take (1 sigma, with the frame interval)
-    # ... and never later than half a frame before the card's first resting read, plus this: a
-    # card read at rest may still be moving its last millimetres (under rest_mm) when the spot is
-    # read only every few frames (the detector source sets it to a read interval)
-    rest_early_s: float = 0.0
     arm_contest_s: float = 0.15  # two players' arms reaching one spot this close in time: a contest
     # ... but two other players' arms this close to each other, both nearest the card's own: no
     # telling which brought a copy, if either did (see PlayReader._contest_by_arms)
@@ -849,7 +845,7 @@ class PlayReader:
         """Contact of a card never seen on its way, from the arm that brought it: the hand (with the
         card ahead of it) reaches the spot ``arm_lead_s`` before the card touches the pile
         (simulated dev clips: 130-200 ms, median 167 ms over 14 plays). Never later than the card
-        was first seen there (give or take ``rest_early_s``).
+        was first seen there.
 
         On a busy pile the first arm there may be another player's (an earlier play, a rival
         reaching past, a hand still withdrawing): when the arms' sides are known, the arm from
@@ -870,7 +866,7 @@ class PlayReader:
             t_arm = self.arms.arrival(rest, t0, t_seen, since=since)
         if t_arm is None:
             return None
-        t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps + self.s.rest_early_s)
+        t = min(t_arm + self.s.arm_lead_s, t_seen - 0.5 / self.fps)
         return ContactEstimate(t, self.s.arm_sigma_ms, 0.0, rest)
 
     # --- reading -----------------------------------------------------------------------------

@@ -183,7 +183,7 @@ class DetectorSightings:
     """
 
     def __init__(self, detector: Any, min_confidence: float = 0.3, px_per_mm: float = 1.2,
-                 full_every_s: float = 2.0, crop_margin_mm: float = 45.0, stride: int = 2,
+                 full_every_s: float = 2.0, crop_margin_mm: float = 45.0, stride: int = 3,
                  canvas: int = 416, max_calls: int = 2) -> None:
         if stride < 1 or max_calls < 1:
             raise ValueError("stride and max_calls must be at least 1")
@@ -196,24 +196,20 @@ class DetectorSightings:
         # or a neighbour's misread fragment pulls the mean down (dev clips 4242/4343: every such
         # card was read right), so the floor sits a little lower than the pose source's 0.55
         self.min_play_confidence = 0.5
-        # It reads a spot every `stride`-th frame: at stride 3, three still reads took 0.2-0.3 s and
-        # four reads before a card's confidence counts in full 0.3-0.4 s, most of the delay to a
-        # ruling; two still reads a stride apart are as telling at this pace (a read illegal on its pile is still
+        # It reads a spot every `stride`-th frame: three still reads take 0.2-0.3 s and four reads
+        # before a card's confidence counts in full 0.3-0.4 s, most of the delay to a ruling; two
+        # still reads 0.1 s apart are as telling at this pace (a read illegal on its pile is still
         # looked at for 0.5 s before it is ruled, and a weak one flagged).
-        # A landing is made on the stride's second still read (at stride 3, 0.1 s after the first): the reader's
+        # A landing is made on the stride's second still read, 0.1 s after the first: the reader's
         # 0.1 s confirm wait then held it one frame more (three frames at 30 fps add up to a hair
         # under 0.1 s), a frame in which this source reads nothing new (60 s dev clips: 20 of 68
         # ordinary plays). With every frame read (the pose source) that frame may show a rival copy
         # landing: its wait stays.
-        # The stride was 3 until session 19. At 2 a spot is read every 67 ms: cards are seen at
-        # rest sooner and between the hands more often (24 fresh dev clips 5340-5363, with one
-        # quiet frame for a lift: plays, attribution and rounds exact up, ordinary plays ruled
-        # 174 ms after contact instead of 340; docs/pipeline.md, Figures) for ~25% more CPU.
-        # A card first read at rest may still be in the last millimetres of its reach (within the
-        # reader's 4 mm): it touches up to a read interval later (27-60 ms on those clips), so an
-        # arm's clock is bounded by that, not by the first resting read (``rest_early_s``).
-        self.reader_settings = {"rest_frames": 2, "support_reads": 2, "confirm_s": 0.09,
-                                "rest_early_s": (stride + 0.5) / 30.0}
+        # (Stride 2 was tried in session 19 on 24 fresh dev clips: ordinary plays ruled 206 ms after
+        # contact instead of 307 (median) and rounds exact 11 -> 14, but plays 562 -> 559 and
+        # phantoms 12 -> 18, for ~25% more CPU: the reader's waits are set for this pace; see
+        # docs/pipeline.md, Figures, session 19.)
+        self.reader_settings = {"rest_frames": 2, "support_reads": 2, "confirm_s": 0.09}
         self.crop_margin_mm = crop_margin_mm
         self.stride = stride
         self.canvas = canvas
