@@ -1280,14 +1280,13 @@ def test_the_arm_withdrawing_from_the_card_underneath_owns_neither_the_card_on_i
     assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
 
 
-
 @pytest.mark.parametrize("arm_timed", [True, False])
 def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_between_copies(arm_timed):
     """A tie both copies of which stay: two 2H lie 26 mm apart on the pile, neither seen on its way.
     The path the detector gives one of them hops from the other copy to it as reads alternate: no
     reach ends there, so a copy the arms timed keeps their clock (fresh dev clips 5340 and 5349: such
     a copy was re-fitted along the hop 0.5 s late and the tie ruled for the other player). A card
-    followed along a real path is still re-fitted with the frames seen after it landed."""
+    not timed by its arm is still re-fitted with the frames seen after it landed."""
     from types import SimpleNamespace
 
     from vision.contact import ContactEstimate
@@ -1307,4 +1306,3 @@ def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_be
     assert landing.retimed is not arm_timed
     assert (landing.contact is arm_clock) is arm_timed
     reader._retime_once(landing)  # once only
-
