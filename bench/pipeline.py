@@ -134,9 +134,19 @@ def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], 
     return lines
 
 
+def _corrected_plays(events: list[dict]) -> list[dict]:
+    """The card observations, each as vision finally named it: a ``set_card`` correction vision
+    sent (a misread Ace renamed) applies to its target (seq = line number, as a replay counts)."""
+    plays = {seq: dict(e) for seq, e in enumerate(events, 1) if e["type"] == "card_touched"}
+    for e in events:
+        if e["type"] == "correction" and e.get("action") == "set_card" and e.get("target") in plays:
+            plays[e["target"]]["card"] = e["card"]
+    return list(plays.values())
+
+
 def score(clip: Path, out: Path, detailed: bool = False) -> dict:
     truth = [e for e in read_jsonl(clip / "truth.jsonl") if e["type"] == "card_touched"]
-    seen = [e for e in read_jsonl(out / "observations.jsonl") if e["type"] == "card_touched"]
+    seen = _corrected_plays(read_jsonl(out / "observations.jsonl"))
     summary = json.loads((clip / "truth.json").read_text())
     result = json.loads((out / "result.json").read_text())
     # one-to-one matching: same card, closest time within half a second (a card found on a pile,

@@ -259,3 +259,49 @@ def test_the_source_is_told_what_changed_near_the_common_area_and_where_cards_wa
     assert src.changed and all(x0 - 1e-6 <= b[0] and y0 - 1e-6 <= b[1] and b[2] <= x1 + 1e-6 and b[3] <= y1 + 1e-6
                                for b in src.changed)
     assert src.watched  # landed cards were watched while they waited to be ruled
+
+
+def _relabel(poses, card, label=None, occluded=None, before=None):
+    """Rewrite ``poses.jsonl``: ``card``'s sightings (before ``before`` s) read as ``label`` and/or
+    seen through a hand (``occluded``: a weaker read)."""
+    lines = []
+    for line in poses.read_text().splitlines():
+        rec = json.loads(line)
+        for c in rec["cards"]:
+            if c["card"] == card and (before is None or rec["t"] < before) and c["occluded"] < 1.0:
+                c["card"] = label or c["card"]
+                c["occluded"] = c["occluded"] if occluded is None else occluded
+        lines.append(json.dumps(rec))
+    poses.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("ace_weak", [True, False])
+def test_a_misread_ace_is_corrected_when_the_two_of_its_true_suit_lands_on_it(tmp_path, capsys, ace_weak):
+    """ana's AC is read AS (weakly, through a hand) until ben's 2C covers it. The 2C, read surer
+    than the Ace was, fits only an AC: vision sends the referee a correction of the Ace's play,
+    and the 2C and the 3C are accepted on it. An Ace read as surely as the 2 is kept: then the 2C
+    is the doubtful read, and no correction is sent."""
+    scene = SyntheticScene(PLAYERS, seed=33)
+    scene.play("AC", "ana", 0, 0.8)
+    scene.play("2C", "ben", 0, 2.0)
+    scene.play("3C", "cy", 0, 3.0)
+    clip = scene.render_clip(tmp_path / "clip", 4.5, size=(640, 360))
+    _relabel(clip["poses"], "AC", label="AS", occluded=0.6 if ace_weak else 0.0, before=1.95)
+    if not ace_weak:
+        _relabel(clip["poses"], "2C", occluded=0.6)
+    out = tmp_path / "out"
+    assert main(["analyze", str(clip["video"]), "--config", str(clip["config"]), "--out", str(out),
+                 "--poses", str(clip["poses"]), "--no-progress"]) in (0, 1)
+    events = [json.loads(line) for line in (out / "observations.jsonl").read_text().splitlines()]
+    corrections = [e for e in events if e["type"] == "correction"]
+    rulings = {r["card"]: r["kind"] for r in json.loads((out / "result.json").read_text())["rulings"]
+               if r.get("card") and r["kind"] != "correction"}
+    if ace_weak:
+        assert [(c["action"], c["card"], events[c["target"] - 1]["card"]) for c in corrections] == [("set_card", "AC", "AS")]
+        assert rulings == {"AC": "accepted", "2C": "accepted", "3C": "accepted"}
+    else:
+        assert corrections == [] and rulings["AS"] == "accepted" and rulings.get("2C") != "accepted"
+    # observations.jsonl, corrections and all, replays to result.json
+    capsys.readouterr()
+    assert main(["replay", str(out / "observations.jsonl"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rulings"] == json.loads((out / "result.json").read_text())["rulings"]

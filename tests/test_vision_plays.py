@@ -686,6 +686,59 @@ def test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner(se
     assert [r for r in res["rulings"] if r.get("card") == "3C"][0]["owner_unknown"]
 
 
+@pytest.mark.parametrize("ace_read, two_played", [("AC", True), ("AS", True), ("AC", False)])
+def test_a_weakly_read_ace_is_ruled_once_a_two_lands_on_it_in_the_twos_suit(ace_read, two_played):
+    """An Ace starts a pile wherever it lies, so nothing but its read says it is one: read at 0.6
+    it is held (flagged), and reported when a 2 lands on it, in the 2's suit (read AS, it is the
+    AC a 2C lies on). With no 2 ever on it, it stays flagged: most such reads are misreads."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ana", 0, 1.0)
+    if two_played:
+        scene.play("2C", "cy", 0, 3.0)
+    frames = scene.frames(4.5)
+    for _, t, sightings in frames:
+        sightings[:] = [TableSighting(ace_read, 0.6, x.x, x.y) if x.label == "AC" else x for x in sightings]
+    obs, reader = _read(scene, frames, 4.5)
+    if two_played:
+        assert [(o["card"], o["player"]) for o in obs] == [("AC", "ana"), ("2C", "cy")]
+        assert obs[0]["t"] == pytest.approx(1.0, abs=0.05) and "confirmed_by" in obs[0]["evidence"]
+        res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
+        assert [r["kind"] for r in res["rulings"] if r.get("card")] == ["accepted", "accepted"]
+        assert reader.flags == []
+    else:
+        assert obs == [] and [f.card for f in reader.flags] == ["AC"]
+        assert reader.flags[0].reason.startswith("an Ace read weakly")
+
+
+@pytest.mark.parametrize("top_read", [True, False])
+def test_a_read_ranks_up_never_seen_coming_beside_the_piles_top_still_read_is_no_play(top_read):
+    """A 7D read beside a pile's 3D as a hand passes over, never seen on its way: the 3D, read
+    again where the 7D lies once the hand is gone, is not covered, so no 4D-6D were played unseen
+    (fresh dev clip 5384: four phantoms). Flagged, not ruled. With the 3D no longer read there,
+    the fill stands."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AD", "ana", 2, 1.0)
+    scene.play("2D", "cy", 2, 2.0)
+    scene.play("3D", "ben", 2, 3.0)
+    frames = scene.frames(7.0)
+    px, py = scene.slots[2]
+    for _, t, sightings in frames:
+        if 4.5 <= t < 5.3 or not top_read and t >= 4.5:  # (a hand passes over the pile)
+            sightings[:] = [x for x in sightings if x.label != "3D"]
+        if 5.0 <= t < 6.0:
+            sightings.append(TableSighting("7D", 0.8, px + 5.0, py - 4.0))
+    obs, reader = _read(scene, frames, 7.0, arms=_Arm(scene.seat_point(3), reached=5.0 - 0.16))
+    if top_read:
+        assert [o["card"] for o in obs] == ["AD", "2D", "3D"]
+        assert any(f.card == "7D" and f.reason.startswith("no play fits") for f in reader.flags)
+    else:
+        assert [o["card"] for o in obs] == ["AD", "2D", "3D", "4D", "5D", "6D", "7D"]
+
+
 @pytest.mark.parametrize("seen_coming", [False, True])
 def test_a_card_no_play_fits_is_ruled_only_when_seen_being_played(seen_coming):
     """A King where no pile is, read often: seen carried there, an illegal play; only seen lying

@@ -110,12 +110,14 @@ class Pipeline:
         self._calibration_failures = 0
         self._last_error = ""
         self._t = 0.0
+        self._round_plays: list[tuple[int, dict[str, Any]]] = []  # (seq, event) of this round's card_touched
         if game_started:
             self._append(game_started)
         self._explicit_rounds = any(e.get("type") == "round_started" for e in self._table_events)
 
     # --- event output ----------------------------------------------------------------------------
     def _append(self, event: dict[str, Any]) -> bool:
+        seq = len(self.events) + 1  # (without a log: its line in observations.jsonl, as a replay numbers it)
         if self.log is not None:
             try:
                 seq = self.log.append(event)
@@ -126,6 +128,10 @@ class Pipeline:
             ruling = self.log.state().ruling(seq) if event.get("type") == "card_touched" else None
             if ruling:
                 self.rulings.append(ruling)
+        if event.get("type") == "round_started":
+            self._round_plays = []
+        elif event.get("type") == "card_touched":
+            self._round_plays.append((seq, event))
         self.events.append(event)
         if self.on_event:
             self.on_event(event)
@@ -171,12 +177,25 @@ class Pipeline:
             self._observe(obs, t)
 
     def _observe(self, obs: dict[str, Any], t: float) -> None:
+        if obs.get("type") == "pile_revised":
+            self._revise(obs)
+            return
         if not self._round_open and not self._explicit_rounds:
             self._append({"type": "round_started", "t": 0.0})
             self._round_open = True
         if self._append(obs):
             self.stats.observations += 1
             self.stats.delays_s.append(t - obs["t"])
+
+    def _revise(self, revision: dict[str, Any]) -> None:
+        """The reader renamed cards of a pile it had misread (``PlayReader._misread_ace``): each
+        play reported as one of them on that pile this round gets a ``set_card`` correction, so
+        the referee re-judges the pile and the plays that build on it."""
+        renamed = revision["renamed"]
+        for seq, ev in list(self._round_plays):
+            if ev.get("pile") == revision["pile"] and ev.get("card") in renamed:
+                self._append({"type": "correction", "target": seq, "action": "set_card",
+                              "card": renamed[ev["card"]], "reason": revision["reason"]})
 
     # --- frames ----------------------------------------------------------------------------------
     def _ensure_calibration(self, frame: Frame) -> bool:

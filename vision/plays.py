@@ -47,6 +47,12 @@ class ReaderSettings:
     watch_seen_s: float = 0.6
     rival_wait_s: float = 0.9  # the longest a play waits for a rival copy still in flight
     confirm_flagged_s: float = 20.0  # a flagged play is confirmed by a card built on it this soon after
+    # An Ace starts a pile wherever it lies, so no legality check backs its read as one backs any
+    # other card's: an Ace read less surely than this is held (flagged) until a 2 is played on it,
+    # then reported (in the 2's suit, see PlayReader._confirm_flagged_ace). 12 fresh dev clips
+    # 5376-5387: every Ace reported under 0.65 was a misread (0.52, 0.53, 0.59, 0.62), every other
+    # card under 0.65 (96) but one a true play.
+    min_ace_confidence: float = 0.65
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
@@ -180,6 +186,11 @@ class ReaderSettings:
     # of the top's own copy as a higher rank (a 5H contest's copy read 8H, 0.04 s apart) is no
     # sign of cards played between.
     fill_gap_s: float = 0.5
+    # ... and, for a card never seen on its way, only when the pile's top is no longer read where it
+    # rests (a card on the pile covers it): else the read is one of the cards on the pile (fresh dev
+    # clip 5384: a pile's 3D, read 7D beside its own 3D read as a hand passed, was ruled on with 4D-6D
+    # "played unseen": four phantoms, the only fill on 12 clips). Reads within top_read_mm count.
+    top_read_mm: float = 15.0
     # a card never seen on its way, first seen within this of the next card of its suit lying on it,
     # both put there by one player's arm, lay there before (see PlayReader._found_under)
     found_with_s: float = 0.25
@@ -306,6 +317,7 @@ class PlayReader:
         self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
         self._confirmed: list[dict[str, Any]] = []
         self._top_t: dict[str, float] = {}  # pile id -> contact time of its top card, as reported
+        self._pile_read: dict[str, float] = {}  # pile id -> how sure the surest read of its cards was
 
     # --- per frame ---------------------------------------------------------------------------
     def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
@@ -880,9 +892,13 @@ class PlayReader:
         me = landing.track
         mine = sum(me.read_votes.values())
         where = {s.frame: (s.x, s.y) for s in me.samples}
+        # a read of a card the pile holds is the card underneath read again (after a misread Ace is
+        # renamed, its reads under the 2 are the Ace's, not the 2's)
+        pile = self.registry.nearest(*landing.rest)
+        under = set(pile.cards) if pile is not None else set()
         out = []
         for other in self._all.values():
-            if other is me or other.reported or other.label == me.label or not other.samples:
+            if other is me or other.reported or other.label == me.label or not other.samples or other.label in under:
                 continue
             gap = 3.5 / self.fps
             votes = sum(s.confidence for s in other.samples)
@@ -939,6 +955,11 @@ class PlayReader:
                     return alt, p2, True, late or reads[alt] >= 0.6 * total
         if pile is not None and reads[main] >= 0.6 * total and self._confirm_flagged(main, pile, t):
             return main, pile, True, late or reads[main] >= 0.6 * total
+        if pile is not None and self._misread_ace(main, pile, landing):
+            return main, pile, True, True
+        if pile is None and self._confirm_flagged_ace(main, landing, t):
+            pile, legal = self.registry.where(main, x, y)
+            return main, pile, legal, late or reads[main] >= 0.6 * total
         return main, pile, False, late
 
     # --- rivals --------------------------------------------------------------------------------
@@ -1319,22 +1340,26 @@ class PlayReader:
         # an illegal play costs its player: ruled only on a card read often enough (a read seen
         # twice where no card fits is more often a misread than a wrong play)
         thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
-        no_play = not legal and landing.unseen_arrival and not self._could_be_played(label, pile)
+        no_play = not legal and landing.unseen_arrival and (
+            not self._could_be_played(label, pile) or self._top_still_read(landing, pile))
         reread = not legal and landing.unseen_arrival and self._just_played_there(landing)
-        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play or reread:
+        weak_ace = pile is None and label.startswith("A") and confidence < self.s.min_ace_confidence
+        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play or reread or weak_ace:
             reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
                 "owner unknown" if landing.player is None else \
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
                 f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
                 f"illegal read seen only {len(track.samples)} times" if thin_illegal else \
+                f"an Ace read weakly ({confidence:.2f}): ruled once a 2 is played on it" if weak_ace else \
                 "an illegal read where a card was played a moment before: a second read of it?"
             flag = Flag(landing.contact.t, reason, label, pile.id if pile else None, frames)
             self.flags.append(flag)
             self._done.append((label, landing.rest))
             self._done_at.append((label, landing.rest, landing.t_rest))
-            if legal and pile is not None and landing.player is not None and not thin_illegal:
-                # kept in case a later card on this pile fits only on this one (_confirm_flagged)
-                self._unconfirmed.append((flag, landing, label, pile.id, extra))
+            if legal and (pile is not None or weak_ace) and landing.player is not None and not thin_illegal:
+                # kept in case a later card on this pile fits only on this one (_confirm_flagged),
+                # or a 2 lands on this Ace (_confirm_flagged_ace)
+                self._unconfirmed.append((flag, landing, label, pile.id if pile else None, extra))
             return {}
         self._done.append((label, landing.rest))
         self._done_at.append((label, landing.rest, landing.t_rest))
@@ -1353,6 +1378,8 @@ class PlayReader:
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
         if result.legal and not same_as_top:
             self._top_t[result.pile.id] = landing.contact.t
+        if result.legal:
+            self._pile_read[result.pile.id] = max(self._pile_read.get(result.pile.id, 0.0), confidence)
         self.delays.append(t - landing.contact.t)
         self._plays.append((landing.player, landing.contact.t, (x, y), None))
         evidence: dict[str, Any] = {
@@ -1411,6 +1438,81 @@ class PlayReader:
             return True
         return False
 
+    def _misread_ace(self, card: str, pile: Pile, landing: Landing) -> bool:
+        """``card``, illegal on ``pile``, is the 2 of another suit than the pile's lone Ace and read
+        surer than that Ace was: the Ace's suit was misread. It is renamed (a ``pile_revised``
+        report, which the pipeline sends to the referee as a correction of the Ace's play, before
+        ``card``'s) and ``card`` is judged on it. Without it one misread Ace loses its whole suit
+        (fresh dev clip 5377: an AC read AS on two weak reads at 0.59, then its 2C, 3C, 4C, 5C and 6C,
+        nine plays with the contest copies, all flagged as fitting no play). Not when the renamed
+        Ace is on the table already (the 2 is the misread then), and never further up a pile: a
+        misread Ace is the only way a pile's cards are all another suit, since nothing else fits it."""
+        if self.registry.foundation_rule != "same_suit" or pile.completed or len(pile.cards) != 1:
+            return False
+        try:
+            c, ace = Card.parse(card), Card.parse(pile.cards[0])
+        except UnknownCard:
+            return False
+        if not ace.is_ace or c.rank != 2 or c.suit == ace.suit:
+            return False
+        renamed = str(Card(1, c.suit))
+        if any(renamed in p.cards for p in self.registry.piles.values()):
+            return False
+        old = pile.cards[0]
+        pile.cards[0] = renamed  # (reads of the renamed Ace under the 2 are then no misreads of it)
+        landing.fragments = self._fragments(landing)
+        reads = self._reads(landing)
+        confidence = self._confidence(landing, card)
+        if reads[card] < 0.6 * sum(reads.values()) or confidence < self.s.min_confidence \
+                or confidence <= self._pile_read.get(pile.id, 1.0):
+            pile.cards[0] = old
+            landing.fragments = self._fragments(landing)
+            return False
+        self._rename_done(old, renamed, (pile.x, pile.y))
+        self._confirmed.append({
+            "type": "pile_revised", "pile": pile.id, "renamed": {old: renamed},
+            "reason": f"vision: {card} (read at {confidence:.2f}) lies on this Ace, read {old} at "
+                      f"{self._pile_read.get(pile.id, 0.0):.2f}: it is the {renamed}",
+        })
+        return True
+
+    def _confirm_flagged_ace(self, card: str, landing: Landing, t: float) -> bool:
+        """``card``, a 2 with no pile where it lies, lies on an Ace flagged there for a weak read
+        (``ReaderSettings.min_ace_confidence``): the Ace was played after all. It is reported now,
+        in the 2's suit (a weak read is as likely to have the suit wrong as to be no Ace: fresh
+        dev clip 5377, an AC read AS at 0.59), unless that Ace is on the table already."""
+        try:
+            c = Card.parse(card)
+        except UnknownCard:
+            return False
+        if c.rank != 2 or self.registry.foundation_rule != "same_suit":
+            return False
+        ace = str(Card(1, c.suit))
+        if any(ace in p.cards for p in self.registry.piles.values()):
+            return False
+        x, y = landing.rest
+        for k in range(len(self._unconfirmed) - 1, -1, -1):
+            flag, flagged, label, pile_id, extra = self._unconfirmed[k]
+            if pile_id is not None or not label.startswith("A") or \
+                    math.hypot(flagged.rest[0] - x, flagged.rest[1] - y) > self.registry.join_mm:
+                continue
+            del self._unconfirmed[k]
+            self.flags.remove(flag)
+            self._rename_done(label, ace, flagged.rest)
+            flagged.held = "confirmed by the next card"
+            confirmed = f"{card} played on it ({flag.reason}" + (f"; read {label})" if label != ace else ")")
+            self._confirmed.append(self._emit(flagged, ace, True, t, self._confidence(flagged, label),
+                                              flag.frames or (0, 0), {**(extra or {}), "confirmed_by": confirmed}))
+            return True
+        return False
+
+    def _rename_done(self, old: str, new: str, spot: Point) -> None:
+        """A card reported or flagged at ``spot`` as ``old`` was ``new`` (see _misread_ace)."""
+        for done in (self._done, self._done_at):
+            for k, entry in enumerate(done):
+                if entry[0] == old and math.hypot(entry[1][0] - spot[0], entry[1][1] - spot[1]) <= self.registry.join_mm:
+                    done[k] = (new, *entry[1:])
+
     def _fill_unseen(self, card: str, pile: Pile, t: float, confidence: float,
                      frames: tuple[int, int]) -> list[dict[str, Any]]:
         """The cards between ``pile``'s top and ``card`` (same suit, see ``ReaderSettings.fill_gap_s``),
@@ -1440,6 +1542,15 @@ class PlayReader:
             })
         self._top_t[pile.id] = t
         return out
+
+    def _top_still_read(self, landing: Landing, pile: Pile | None) -> bool:
+        """Whether ``pile``'s top card was read where ``landing`` rests after it came to rest: not
+        covered, so ``landing`` does not lie on it (see ``ReaderSettings.top_read_mm``)."""
+        if pile is None or pile.top is None:
+            return False
+        x, y = landing.rest
+        return any(s.t > landing.t_rest and math.hypot(s.x - x, s.y - y) <= self.s.top_read_mm
+                   for tr in self._all.values() if tr.label == pile.top for s in tr.samples[::-1][:30])
 
     def _could_be_played(self, card: str, pile: Pile | None) -> bool:
         """Whether ``card`` may be a play on ``pile`` (``None``: a new pile) after up to
