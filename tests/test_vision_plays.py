@@ -712,6 +712,45 @@ def test_a_weakly_read_ace_is_ruled_once_a_two_lands_on_it_in_the_twos_suit(ace_
         assert reader.flags[0].reason.startswith("an Ace read weakly")
 
 
+def test_a_weakly_read_ace_is_confirmed_beside_another_players_pile_of_its_suit():
+    """Each player has a deck: a held AS is confirmed by the 2S on it though dee's AS started a
+    spade pile elsewhere (fresh dev clip 5345: the AS and both copies of a 2S contest lost)."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AS", "dee", 2, 0.5)
+    scene.play("AS", "ana", 0, 1.0)
+    scene.play("2S", "cy", 0, 3.0)
+    frames = scene.frames(4.5)
+    dx, dy = scene.slots[2]
+    for _, t, sightings in frames:  # ana's AS (not the one lying on dee's pile) is read at 0.6
+        sightings[:] = [TableSighting("AS", 0.6, x.x, x.y) if x.label == "AS" and t > 0.6 and
+                        abs(x.x - dx) + abs(x.y - dy) > 40 else x for x in sightings]
+    obs, reader = _read(scene, frames, 4.5)
+    assert [(o["card"], o["player"]) for o in obs] == [("AS", "dee"), ("AS", "ana"), ("2S", "cy")]
+    assert "confirmed_by" in obs[1]["evidence"]
+    assert obs[1]["pile"] == obs[2]["pile"] != obs[0]["pile"] and reader.flags == []
+
+
+@pytest.mark.parametrize("apart_mm", [0.0, 12.0])
+def test_a_card_whose_reads_alternate_between_two_spots_lands_when_it_touches(apart_mm):
+    """A card at rest whose two corner indices are read in turn, each placing its centre a little
+    differently (12 mm apart), is at rest all the same: it lands, and is timed, when it touches,
+    not once two reads in a row happen to agree (fresh dev clip 5378: a 3D timed 0.9 s late)."""
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = scene.frames(4.0)
+    for i, t, sightings in frames:
+        if t >= 2.0:
+            shift = apart_mm / 2 if i % 2 else -apart_mm / 2
+            sightings[:] = [x.__class__(x.label, x.confidence, x.x + shift, x.y) if x.label == "2H" else x
+                            for x in sightings]
+    obs, reader = _read(scene, frames, 4.0)
+    assert [(o["card"], o["player"]) for o in obs] == [("AH", "ana"), ("2H", "cy")]
+    assert abs(obs[1]["t"] - 2.0) < 0.05 and obs[1]["evidence"]["timing"]["rest_t"] < 2.2
+
+
 @pytest.mark.parametrize("top_read", [True, False])
 def test_a_read_ranks_up_never_seen_coming_beside_the_piles_top_still_read_is_no_play(top_read):
     """A 7D read beside a pile's 3D as a hand passes over, never seen on its way: the 3D, read

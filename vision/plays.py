@@ -38,6 +38,8 @@ from vision.tracking import CardTrack, Sample
 class ReaderSettings:
     rest_mm: float = 4.0  # a card is still when its last samples stay within this distance
     rest_frames: int = 3  # ... for this many samples
+    rest_turn_reads: int = 4  # ... or alternate this many times between two still spots
+    rest_turn_mm: float = 20.0  # ... this close (a card's two indices read in turn)
     confirm_s: float = 0.10  # wait this long after the rest began before reporting
     reexamine_s: float = 0.5  # an illegal read is looked at this long before being reported
     # a card read on a pile it goes next on, not (yet) at rest, is looked at again for this long:
@@ -51,7 +53,7 @@ class ReaderSettings:
     # other card's: an Ace read less surely than this is held (flagged) until a 2 is played on it,
     # then reported (in the 2's suit, see PlayReader._confirm_flagged_ace). 12 fresh dev clips
     # 5376-5387: every Ace reported under 0.65 was a misread (0.52, 0.53, 0.59, 0.62), every other
-    # card under 0.65 (96) but one a true play.
+    # card under 0.65 (97) but one a true play.
     min_ace_confidence: float = 0.65
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
@@ -238,6 +240,7 @@ class Landing:
     held: str = ""  # the last wait that held its report (development: where the delay goes)
     arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
     unseen_arrival: bool = False  # never seen on its way to where it rests
+    spots: list[Point] = field(default_factory=list)  # the two spots its reads alternate between (_rest_in_turn)
     arm_reaches: "list[tuple[float, str, float]] | None" = None  # the arms that reached it (see _arms_unsure)
 
     @property
@@ -340,7 +343,8 @@ class PlayReader:
             if landing.on_pile:
                 out.extend(self._try_report(landing, t))
                 continue
-            moved = math.hypot(track.last.x - landing.rest[0], track.last.y - landing.rest[1]) > 2 * self.s.rest_mm
+            moved = min(math.hypot(track.last.x - p[0], track.last.y - p[1])
+                        for p in landing.spots or [landing.rest]) > 2 * self.s.rest_mm
             if moved and self._lifted_off_rival(landing, t):
                 # a contest's copy taken back off the pile (it lay on top): it touched the pile;
                 # the contest is reported once the arms have left (see _taken_back)
@@ -458,6 +462,8 @@ class PlayReader:
             path_less = True
         landing = Landing(track, i, rest, float(track.samples[i].t), contact, player, conf, how)
         landing.unseen_arrival = path_less or moved < self.s.unseen_flight_mm
+        if any(math.hypot(smp.x - rest[0], smp.y - rest[1]) > self.s.rest_mm for smp in track.samples[i:]):
+            landing.spots = [(smp.x, smp.y) for smp in track.samples[-2:]]  # read in turn at two spots
         self._contest_by_arms(landing, path_less)
         self.pending.append(landing)
         self._recent.append(landing)
@@ -735,19 +741,44 @@ class PlayReader:
             return None
         tail = np.array([(s.x, s.y) for s in samples[-n:]], dtype=np.float64)
         centre = np.median(tail, axis=0)
-        if np.max(np.linalg.norm(tail - centre, axis=1)) > self.s.rest_mm:
-            return None
         pos = np.array([(s.x, s.y) for s in samples], dtype=np.float64)
-        # first resting sample: walk back while the card stays within rest_mm of where it rests
-        i = len(pos) - n
-        while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= self.s.rest_mm:
-            i -= 1
+        if np.max(np.linalg.norm(tail - centre, axis=1)) <= self.s.rest_mm:
+            # first resting sample: walk back while the card stays within rest_mm of where it rests
+            i = len(pos) - n
+            while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= self.s.rest_mm:
+                i -= 1
+        else:
+            i = self._rest_in_turn(pos)
+            if i is None:
+                return None
+            centre = pos[i:].mean(axis=0)
         times = np.array([s.t for s in samples], dtype=np.float64)
         rest = (float(centre[0]), float(centre[1]))
         # a quick first estimate; the placement fit re-times the play when it is reported (_retime)
         contact = estimate_for_track(times, pos, i, self.fps)
         player, conf, how = self._attribute(samples, i, rest, owner_votes, label)
         return i, rest, contact, player, conf, how
+
+    def _rest_in_turn(self, pos: np.ndarray) -> int | None:
+        """The first resting sample of a card whose reads alternate between two spots a little
+        apart, each still (``rest_turn_mm``): its two corner indices read in turn, each placing
+        the centre a little differently. ``None`` unless the last ``rest_turn_reads`` do.
+        (Fresh dev clip 5378: a 3D read alternately 9 mm apart from 0.2 s after it touched, taken
+        as landed only once two reads in a row agreed, 0.9 s later: timed 0.9 s late, a phantom
+        and a missed play.)"""
+        k = self.s.rest_turn_reads
+        if len(pos) < k:
+            return None
+        even, odd = pos[-1], pos[-2]
+        if np.linalg.norm(even - odd) > self.s.rest_turn_mm:
+            return None
+        for j in range(1, k + 1):
+            if np.linalg.norm(pos[-j] - (even if j % 2 else odd)) > self.s.rest_mm:
+                return None
+        i = len(pos) - k
+        while i > 0 and min(np.linalg.norm(pos[i - 1] - even), np.linalg.norm(pos[i - 1] - odd)) <= self.s.rest_mm:
+            i -= 1
+        return i
 
     def _spot(self, rest: Point) -> tuple[float, float] | None:
         """Where the pile a card rests at (or beside) lies: its contact was there."""
@@ -1444,8 +1475,8 @@ class PlayReader:
         report, which the pipeline sends to the referee as a correction of the Ace's play, before
         ``card``'s) and ``card`` is judged on it. Without it one misread Ace loses its whole suit
         (fresh dev clip 5377: an AC read AS on two weak reads at 0.59, then its 2C, 3C, 4C, 5C and 6C,
-        nine plays with the contest copies, all flagged as fitting no play). Not when the renamed
-        Ace is on the table already (the 2 is the misread then), and never further up a pile: a
+        nine plays with the contest copies, all flagged as fitting no play). Not when every deck's
+        renamed Ace is on the table already (the 2 is the misread then), and never further up a pile: a
         misread Ace is the only way a pile's cards are all another suit, since nothing else fits it."""
         if self.registry.foundation_rule != "same_suit" or pile.completed or len(pile.cards) != 1:
             return False
@@ -1456,8 +1487,11 @@ class PlayReader:
         if not ace.is_ace or c.rank != 2 or c.suit == ace.suit:
             return False
         renamed = str(Card(1, c.suit))
-        if any(renamed in p.cards for p in self.registry.piles.values()):
-            return False
+        x, y = landing.rest
+        if not self._ace_left(renamed) or any(
+                self.registry.legal(card, p) and math.hypot(p.x - x, p.y - y) <= self.registry.wide_mm
+                for p in self.registry.open_piles()):
+            return False  # (or it is on its way to, or askew beside, the pile it fits next door)
         old = pile.cards[0]
         pile.cards[0] = renamed  # (reads of the renamed Ace under the 2 are then no misreads of it)
         landing.fragments = self._fragments(landing)
@@ -1480,7 +1514,7 @@ class PlayReader:
         """``card``, a 2 with no pile where it lies, lies on an Ace flagged there for a weak read
         (``ReaderSettings.min_ace_confidence``): the Ace was played after all. It is reported now,
         in the 2's suit (a weak read is as likely to have the suit wrong as to be no Ace: fresh
-        dev clip 5377, an AC read AS at 0.59), unless that Ace is on the table already."""
+        dev clip 5377, an AC read AS at 0.59), unless every deck's Ace of that suit is on the table."""
         try:
             c = Card.parse(card)
         except UnknownCard:
@@ -1488,7 +1522,7 @@ class PlayReader:
         if c.rank != 2 or self.registry.foundation_rule != "same_suit":
             return False
         ace = str(Card(1, c.suit))
-        if any(ace in p.cards for p in self.registry.piles.values()):
+        if not self._ace_left(ace):
             return False
         x, y = landing.rest
         for k in range(len(self._unconfirmed) - 1, -1, -1):
@@ -1505,6 +1539,12 @@ class PlayReader:
                                               flag.frames or (0, 0), {**(extra or {}), "confirmed_by": confirmed}))
             return True
         return False
+
+    def _ace_left(self, ace: str) -> bool:
+        """Whether a player's ``ace`` can still start a pile: each deck has one, so a table of n
+        players has n (fresh dev clip 5345: a weak AS held beside another player's spade pile)."""
+        decks = len(self.cfg.players) or 8
+        return sum(1 for p in self.registry.piles.values() if p.cards[:1] == [ace]) < decks
 
     def _rename_done(self, old: str, new: str, spot: Point) -> None:
         """A card reported or flagged at ``spot`` as ``old`` was ``new`` (see _misread_ace)."""
