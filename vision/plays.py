@@ -913,7 +913,7 @@ class PlayReader:
         return ContactEstimate(t, self.s.arm_sigma_ms, 0.0, rest)
 
     # --- reading -----------------------------------------------------------------------------
-    def _fragments(self, landing: Landing) -> list[CardTrack]:
+    def _fragments(self, landing: Landing, under: set[str] | None = None) -> list[CardTrack]:
         """Other-identity tracks that coincide with this card in space and time: misreads of it.
 
         A track counts when most of its samples lie on this card's own path (within 25 mm of
@@ -923,10 +923,11 @@ class PlayReader:
         me = landing.track
         mine = sum(me.read_votes.values())
         where = {s.frame: (s.x, s.y) for s in me.samples}
-        # a read of a card the pile holds is the card underneath read again (after a misread Ace is
-        # renamed, its reads under the 2 are the Ace's, not the 2's)
-        pile = self.registry.nearest(*landing.rest)
-        under = set(pile.cards) if pile is not None else set()
+        # a read of a card the pile holds (``under``: the cards it would hold once a misread Ace is
+        # renamed, see _misread_ace) is the card underneath read again, not a misread of this one
+        if under is None:
+            pile = self.registry.nearest(*landing.rest)
+            under = set(pile.cards) if pile is not None else set()
         out = []
         for other in self._all.values():
             if other is me or other.reported or other.label == me.label or not other.samples or other.label in under:
@@ -1492,16 +1493,16 @@ class PlayReader:
                 self.registry.legal(card, p) and math.hypot(p.x - x, p.y - y) <= self.registry.wide_mm
                 for p in self.registry.open_piles()):
             return False  # (or it is on its way to, or askew beside, the pile it fits next door)
-        old = pile.cards[0]
-        pile.cards[0] = renamed  # (reads of the renamed Ace under the 2 are then no misreads of it)
-        landing.fragments = self._fragments(landing)
+        # judged without reads of the renamed Ace under the 2 (they are the Ace's, not misreads)
+        kept, landing.fragments = landing.fragments, self._fragments(landing, under={renamed})
         reads = self._reads(landing)
         confidence = self._confidence(landing, card)
         if reads[card] < 0.6 * sum(reads.values()) or confidence < self.s.min_confidence \
                 or confidence <= self._pile_read.get(pile.id, 1.0):
-            pile.cards[0] = old
-            landing.fragments = self._fragments(landing)
+            landing.fragments = kept
             return False
+        old = pile.cards[0]
+        pile.cards[0] = renamed
         self._rename_done(old, renamed, (pile.x, pile.y))
         self._confirmed.append({
             "type": "pile_revised", "pile": pile.id, "renamed": {old: renamed},
@@ -1590,7 +1591,7 @@ class PlayReader:
             return False
         x, y = landing.rest
         return any(s.t > landing.t_rest and math.hypot(s.x - x, s.y - y) <= self.s.top_read_mm
-                   for tr in self._all.values() if tr.label == pile.top for s in tr.samples[::-1][:30])
+                   for tr in self._all.values() if tr.label == pile.top for s in tr.samples[-30:])
 
     def _could_be_played(self, card: str, pile: Pile | None) -> bool:
         """Whether ``card`` may be a play on ``pile`` (``None``: a new pile) after up to
