@@ -127,7 +127,10 @@ class ReaderSettings:
     # loser's arm had gone)
     lift_min_s: float = 0.02
     takeback_sure_s: float = 0.33
-    takeback_within_s: float = 0.8
+    # (0.8 s until session 21: arm clocks run ~0.1-0.15 s early, and five losers' departures on 12
+    # fresh dev clips 5376-5387 fell after the watch ended, each contest a tie; see _arm_takeback
+    # and _arm_busy for what a longer watch also sees: the next card's arm)
+    takeback_within_s: float = 1.1
     # an arm still at a contest's pile this long after the later contact stayed to take a copy
     # back (see PlayReader._lingered)
     linger_s: float = 0.4
@@ -155,6 +158,12 @@ class ReaderSettings:
     # contests ties (0.971, 0.973, under the referee's 0.977); a cue of 0.99 now stands against
     # any clock, one of 0.9 (no lift seen) still makes a tie.
     takeback_clock_outlier: float = 0.8
+    # Without that cue the clocks are all there is, and they are vague: 57 such contests that were
+    # ties (the dev and report clips of sessions 19-20) had the two clocks 0-390 ms apart, two of them
+    # ruled a win on copies stated 29 and 100 ms sure (5376 2D 218 ms, 5398 2S 390 ms); the 12 with
+    # a winner were all ties, never a clock's win. Each copy of such a contest is stated at least
+    # this unsure: the referee rules a tie unless the clocks are more than ~420 ms apart.
+    arm_contest_clock_ms: float = 150.0
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
@@ -634,7 +643,8 @@ class PlayReader:
         player put one on another pile about then, or on this pile just before (the hand
         withdrawing). With ``inferred``, a copy inferred for them elsewhere counts too."""
         t = t_arm + self.s.arm_lead_s
-        if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t):
+        if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t) or \
+                self._taking_back(player, spot, t_arm):
             return True
         if not inferred:
             return False
@@ -1802,8 +1812,9 @@ class PlayReader:
         """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, was the one staying there to
         take a contest's copy back: a hand that rested on the pile and lifted again shows as an arm
         arriving (fresh dev clip 5252: ana's arm, taking her 4D back, was inferred as a second 5D).
-        Asked when a second arm is taken for a hidden copy and again when that copy is due: the
-        contest before may be settled only in between."""
+        Asked when a second arm is taken for a hidden copy and again when that copy is due (the
+        contest before may be settled only in between), and whenever an arm may have brought a
+        card (:meth:`_arm_busy`)."""
         return any(who == player and t_arm <= t_left + self.s.arm_since_margin_s
                    and math.hypot(where[0] - spot[0], where[1] - spot[1]) < self.registry.join_mm
                    for who, t_left, where in self._took_back)
@@ -1823,7 +1834,10 @@ class PlayReader:
         if abs(d) < self.s.takeback_s:
             return None  # both left together: both copies stay (a tie), or nothing to tell
         who = b[0] if d > 0 else a[0]
-        lift = self.arms.last_move(spot, *self._arm_window(a[1], b[1])) if hasattr(self.arms, "last_move") else None
+        # (until the last arm left: what moves there later is the next card's arm coming)
+        t0, t1 = self._arm_window(a[1], b[1])
+        t1 = min(t1, max(left.values()) + 0.5 / self.fps)
+        lift = self.arms.last_move(spot, t0, t1) if hasattr(self.arms, "last_move") else None
         if lift is not None and lift[1] - lift[0] < self.s.lift_min_s:
             lift = None  # a single frame of motion: no lift seen
         lifted_by = self._towards(spot, lift[2], (a[0], b[0])) if lift is not None else None
@@ -1906,6 +1920,14 @@ class PlayReader:
             evidence = dict(seen["evidence"])
             evidence["occlusion"] = took.evidence()
             seen = {**seen, "t": round(mine.t, 4), "uncertainty_ms": round(mine.uncertainty_ms, 2), "evidence": evidence}
+        else:
+            # no copy seen taken back: the clocks alone cannot order these copies (see
+            # arm_contest_clock_ms), and each says so
+            floor = self.s.arm_contest_clock_ms
+            rival, contact = landing.hidden_rival
+            landing.contact = landing.contact.shifted(landing.contact.t, max(landing.contact.uncertainty_ms, floor))
+            landing.hidden_rival = (rival, contact.shifted(contact.t, max(contact.uncertainty_ms, floor)))
+            seen = {**seen, "uncertainty_ms": round(landing.contact.uncertainty_ms, 2)}
         return [seen, self._report_hidden_rival(landing, seen, t)]
 
     def _copy_may_stand(self, landing: Landing, left: dict[str, float]) -> bool:
