@@ -483,6 +483,45 @@ def test_the_hand_lifting_a_contest_copy_is_the_last_to_move_before_the_arms_lef
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
+class _ArmsPassing(_ArmsMoving):
+    """:class:`_ArmsMoving` with arms passing the spot again later: ``passes`` (time, entry) are
+    departures too, each side's last one inside the window asked counting."""
+
+    def __init__(self, arms, moves, passes):
+        super().__init__(arms, moves)
+        self.passes = passes
+
+    def departures(self, spot, t0, t1):
+        out = {}
+        for side, (d, e) in list(self.gone.items()) + [(f"pass{k}", p) for k, p in enumerate(self.passes)]:
+            if t0 <= d <= t1:
+                key = next((k for k, v in out.items() if v[1] == e), side)
+                if key not in out or out[key][0] < d:
+                    out[key] = (d, e)
+        return out
+
+
+def test_a_contest_is_read_from_the_arms_first_moments_before_the_whole_watch():
+    """ben rested on the pile, lifted his copy and left 0.3 s after cy (2.45 s): he took it back.
+    Then cy's hand passed over the pile again (2.85-2.95 s), inside the 1.1 s watch: read from the
+    whole watch, cy's arm left last and lifted, and the loser named was cy (fresh dev clip 5405:
+    a 3S contest). The first 0.8 s of the watch is read first; only when it tells nothing is the
+    rest looked at (5382: ben's departure, the cue, came after those 0.8 s)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    cy, ben = scene.seat_point(2), scene.seat_point(1)
+    arms = _ArmsPassing([(2.03 - 0.16, cy, 2.15), (2.0 - 0.16, ben, 2.45)],
+                        moves=[(2.35, 2.45, ben), (2.85, 2.95, cy)], passes=[(2.95, cy)])
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    assert set(twos) == {"cy", "ben"} and "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    assert ruling["winner"] == "cy" and not ruling["tie"]
+
+
 @pytest.mark.parametrize("lift_s, ordered", [(0.0, False), (0.067, True)])
 def test_a_hand_seen_moving_for_a_single_frame_is_no_lift(lift_s, ordered):
     # ben's arm leaves 0.13 s after cy's; his hand, resting on the pile, was seen moving again for

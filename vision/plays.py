@@ -129,8 +129,12 @@ class ReaderSettings:
     takeback_sure_s: float = 0.33
     # (0.8 s until session 21: arm clocks run ~0.1-0.15 s early, and five losers' departures on 12
     # fresh dev clips 5376-5387 fell after the watch ended, each contest a tie; see _arm_takeback
-    # and _arm_busy for what a longer watch also sees: the next card's arm)
+    # and _arm_busy for what a longer watch also sees: the next card's arm.) The cue is read from
+    # the first takeback_first_s of the watch first, and from all of it only when that tells
+    # nothing: on 12 fresh dev clips 5400-5411 the whole watch alone named the wrong loser of two
+    # contests the first 0.8 s had named right (an arm passing the pile later, 5405 3S).
     takeback_within_s: float = 1.1
+    takeback_first_s: float = 0.8
     # an arm still at a contest's pile this long after the later contact stayed to take a copy
     # back (see PlayReader._lingered)
     linger_s: float = 0.4
@@ -273,6 +277,7 @@ class TakeBack:
     lifted: bool  # its hand was seen resting on the pile, then lifting
     survivor: str | None  # whose copy lies on the pile now, by the way it lies
     reliability: float  # P(the taker's copy touched second), for order_with_occlusion
+    exits: dict[str, float] | None = None  # the arms' exits it was read from (see PlayReader._taken_back)
 
     def evidence(self) -> str:
         how = "its hand seen resting, then lifting" if self.lifted else "no lift seen"
@@ -1749,13 +1754,13 @@ class PlayReader:
         return {**obs, "evidence": {**obs["evidence"], "timing": {**timing, "reported_t": round(t, 3)}}}
 
     def _arm_exits(self, spot: Point, a: tuple[str | None, ContactEstimate],
-                   b: tuple[str | None, ContactEstimate]) -> dict[str, float] | None:
+                   b: tuple[str | None, ContactEstimate], within: float | None = None) -> dict[str, float] | None:
         """When each of two players' arms was last seen at ``spot``, from the arms' arrival until
-        ``takeback_within_s`` after the later contact ({player: time}; ``None`` when arms are not
-        watched)."""
+        ``within`` (default ``takeback_within_s``) after the later contact ({player: time};
+        ``None`` when arms are not watched)."""
         if self.arms is None or not hasattr(self.arms, "departures") or a[0] is None or b[0] is None:
             return None
-        t0, t1 = self._arm_window(a[1], b[1])
+        t0, t1 = self._arm_window(a[1], b[1], within)
         left: dict[str, float] = {}
         for t_dep, where in self.arms.departures(spot, t0, t1).values():
             who = self._towards(spot, where, (a[0], b[0]))
@@ -1763,20 +1768,33 @@ class PlayReader:
                 left[who] = max(left.get(who, -math.inf), t_dep)
         return left
 
-    def _arm_window(self, a: ContactEstimate, b: ContactEstimate) -> tuple[float, float]:
+    def _arm_window(self, a: ContactEstimate, b: ContactEstimate, within: float | None = None) -> tuple[float, float]:
         """The footage span a contest's arms are watched in: from the earlier arm's arrival until
-        ``takeback_within_s`` after the later contact."""
-        return min(a.t, b.t) - self.s.arm_lead_s - 0.1, max(a.t, b.t) + self.s.takeback_within_s
+        ``within`` (default ``takeback_within_s``) after the later contact."""
+        within = self.s.takeback_within_s if within is None else within
+        return min(a.t, b.t) - self.s.arm_lead_s - 0.1, max(a.t, b.t) + within
 
     def _taken_back(self, spot: Point, a: tuple[str | None, ContactEstimate],
                     b: tuple[str | None, ContactEstimate], label: str | None = None,
                     left: dict[str, float] | None = None, one_exit: bool = False) -> TakeBack | None:
         """Which of a contest's two players took a copy back, from the arms (:meth:`_arm_takeback`)
         and, with ``label``, the copy left on the pile (:meth:`_survivor`); ``None``: no telling.
-        ``left``: the arms' exits (:meth:`_arm_exits`) when the caller has them already;
-        ``one_exit``: the copy left on the pile tells even with only one arm seen leaving."""
-        left = self._arm_exits(spot, a, b) if left is None else left
-        arm = self._arm_takeback(spot, a, b, left)
+        ``left``: the arms' exits (:meth:`_arm_exits`) over the whole watch when the caller has
+        them already; ``one_exit``: the copy left on the pile tells even with only one arm seen
+        leaving. The first ``takeback_first_s`` of the watch is asked first (what moves at the pile
+        later may be another hand passing), the whole watch only when that tells nothing."""
+        took = self._takeback_within(spot, a, b, label, self._arm_exits(spot, a, b, self.s.takeback_first_s),
+                                     one_exit, self.s.takeback_first_s)
+        if took is None:
+            left = self._arm_exits(spot, a, b) if left is None else left
+            took = self._takeback_within(spot, a, b, label, left, one_exit, None)
+        return took
+
+    def _takeback_within(self, spot: Point, a: tuple[str | None, ContactEstimate],
+                         b: tuple[str | None, ContactEstimate], label: str | None,
+                         left: dict[str, float] | None, one_exit: bool, within: float | None) -> TakeBack | None:
+        """:meth:`_taken_back` from the arms' exits ``left`` over a watch ``within`` long."""
+        arm = self._arm_takeback(spot, a, b, left, within)
         survivor = None
         if label and left and (len(left) >= 2 or one_exit) and a[0] != b[0]:
             # (with one arm seen leaving, the other left before it: both have gone after it too)
@@ -1787,23 +1805,24 @@ class PlayReader:
                 return None  # the copy said to be taken back still lies there: no telling
             reliability = self.s.takeback_confirmed_reliability if survivor else \
                 self.s.takeback_reliability if lifted else self.s.takeback_unlifted_reliability
-            return TakeBack(who, lag, lifted, survivor, reliability)
+            return TakeBack(who, lag, lifted, survivor, reliability, left)
         if survivor is None:
             return None
         other = b[0] if survivor == a[0] else a[0]
         if other not in left or survivor not in left:
             # one arm seen leaving: no lag to go by; the other copy has gone from the pile
-            return TakeBack(other, None, False, survivor, self.s.survivor_reliability)
+            return TakeBack(other, None, False, survivor, self.s.survivor_reliability, left)
         lag = left[other] - left[survivor]
         if lag < self.s.survivor_lag_s:
             return None  # the other arm did not stay on to take its copy back: both may stay (a tie)
-        return TakeBack(other, lag, False, survivor, self.s.survivor_reliability)
+        return TakeBack(other, lag, False, survivor, self.s.survivor_reliability, left)
 
     def _arm_stayed(self, took: "TakeBack | None", left: dict[str, float] | None, spot: Point) -> None:
         """The arm that took a contest's copy back was at ``spot`` until it left: until then, and
         ``arm_elsewhere_s`` after, it brought no card to another pile (8 fresh 60 s dev clips
         5200-5207: a loser's arm, leaving its pile with its copy, passed a neighbouring pile 0.5 s
         later and was inferred as a second copy there)."""
+        left = took.exits if took is not None and took.exits else left
         if took is not None and left and took.who in left:
             self._plays.append((took.who, left[took.who], spot, None))
             self._took_back.append((took.who, left[took.who], spot))
@@ -1821,7 +1840,7 @@ class PlayReader:
 
     def _arm_takeback(self, spot: Point, a: tuple[str | None, ContactEstimate],
                       b: tuple[str | None, ContactEstimate],
-                      left: dict[str, float] | None) -> tuple[str, float, bool] | None:
+                      left: dict[str, float] | None, within: float | None = None) -> tuple[str, float, bool] | None:
         """(player, seconds, lifted) when one of the two players' arms of a contest at ``spot`` left
         it at least ``takeback_s`` after the other (``lifted``: its hand was seen resting on the
         pile, then moving again): that player took a copy back. The copy taken back
@@ -1835,7 +1854,7 @@ class PlayReader:
             return None  # both left together: both copies stay (a tie), or nothing to tell
         who = b[0] if d > 0 else a[0]
         # (until the last arm left: what moves there later is the next card's arm coming)
-        t0, t1 = self._arm_window(a[1], b[1])
+        t0, t1 = self._arm_window(a[1], b[1], within)
         t1 = min(t1, max(left.values()) + 0.5 / self.fps)
         lift = self.arms.last_move(spot, t0, t1) if hasattr(self.arms, "last_move") else None
         if lift is not None and lift[1] - lift[0] < self.s.lift_min_s:
