@@ -566,7 +566,7 @@ def test_the_arm_taking_a_contest_copy_back_owns_no_card_put_on_the_pile_as_it_l
     reader = PlayReader(VisionConfig.from_dict(scene.config()), 30, arms=_Arm(scene.seat_point(1)))
     spot = scene.slots[0]
     assert not reader._arm_busy("ben", spot, 2.62)
-    reader._arm_stayed(TakeBack("ben", 0.4, True, None, 0.99), {"cy": 2.4, "ben": 2.80}, spot)
+    reader._arm_stayed(TakeBack("ben", 0.4, True, None, 0.99, {"cy": 2.4, "ben": 2.80}), spot)
     assert reader._arm_busy("ben", spot, 2.62)  # lifting his copy
     assert reader._arm_busy("ben", spot, 3.0)  # withdrawing
     assert not reader._arm_busy("ben", spot, 4.5)  # back with a new card

@@ -277,7 +277,7 @@ class TakeBack:
     lifted: bool  # its hand was seen resting on the pile, then lifting
     survivor: str | None  # whose copy lies on the pile now, by the way it lies
     reliability: float  # P(the taker's copy touched second), for order_with_occlusion
-    exits: dict[str, float] | None = None  # the arms' exits it was read from (see PlayReader._taken_back)
+    exits: dict[str, float]  # the arms' exits it was read from (see PlayReader._taken_back)
 
     def evidence(self) -> str:
         how = "its hand seen resting, then lifting" if self.lifted else "no lift seen"
@@ -1339,9 +1339,8 @@ class PlayReader:
         diff = abs(va - vb)
         took = None
         if a.player != b.player:
-            left = self._arm_exits(spot, (a.player, a.contact), (b.player, b.contact))
-            took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label, left)
-            self._arm_stayed(took, left, spot)
+            took = self._taken_back(spot, (a.player, a.contact), (b.player, b.contact), a.track.label)
+            self._arm_stayed(took, spot)
         occlusion = None
         if took is not None:
             over = a if took.who == a.player else b
@@ -1817,15 +1816,14 @@ class PlayReader:
             return None  # the other arm did not stay on to take its copy back: both may stay (a tie)
         return TakeBack(other, lag, False, survivor, self.s.survivor_reliability, left)
 
-    def _arm_stayed(self, took: "TakeBack | None", left: dict[str, float] | None, spot: Point) -> None:
+    def _arm_stayed(self, took: "TakeBack | None", spot: Point) -> None:
         """The arm that took a contest's copy back was at ``spot`` until it left: until then, and
         ``arm_elsewhere_s`` after, it brought no card to another pile (8 fresh 60 s dev clips
         5200-5207: a loser's arm, leaving its pile with its copy, passed a neighbouring pile 0.5 s
         later and was inferred as a second copy there)."""
-        left = took.exits if took is not None and took.exits else left
-        if took is not None and left and took.who in left:
-            self._plays.append((took.who, left[took.who], spot, None))
-            self._took_back.append((took.who, left[took.who], spot))
+        if took is not None and took.who in took.exits:
+            self._plays.append((took.who, took.exits[took.who], spot, None))
+            self._took_back.append((took.who, took.exits[took.who], spot))
 
     def _taking_back(self, player: str, spot: Point, t_arm: float) -> bool:
         """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, was the one staying there to
@@ -1925,7 +1923,7 @@ class PlayReader:
             return [seen]
         took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left,
                                 one_exit=True)
-        self._arm_stayed(took, left, landing.rest)
+        self._arm_stayed(took, landing.rest)
         if took is None and landing.rival_needs_takeback:
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
         if took is not None:
