@@ -1099,6 +1099,39 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
+@pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "one of two arms", None])
+def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_copy_to_the_second(cy_elsewhere):
+    """ben's 2H is never seen on its way; cy's arm, reaching past its pile to put an Ace on the
+    next one, came there first and named the 2H hers, ben's arm the second copy's. Once cy's Ace
+    is known for hers (seen coming, or put down by her arm alone), the 2H is ben's alone. An Ace
+    that dee's arm reached too (dee, busy with an Ace of her own, was only passing) is cy's, but
+    not surely enough to take a copy from her; without it the two arms are a contest."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "ben", 0, 2.0)
+    if cy_elsewhere:
+        scene.play("AS", "cy", 1, 2.25)
+    if cy_elsewhere == "one of two arms":
+        scene.play("AD", "dee", 2, 2.2)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    if cy_elsewhere not in (None, "seen coming"):
+        frames = [(i, t, [x for x in f if x.label != "AS" or t >= 2.3]) for i, t, f in frames]
+    cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
+    ace_arms = [(2.25 - 0.16, cy)] + ([(2.25 - 0.14, dee)] if cy_elsewhere == "one of two arms" else [])
+    arms = _ArmsAt({scene.slots[0]: (cy, [(1.95 - 0.16, cy), (2.0 - 0.16, ben)]),
+                    scene.slots[1]: (cy, ace_arms)})
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    hearts = sorted(o["player"] for o in obs if o["card"] == "2H")
+    if cy_elsewhere in ("seen coming", "her arm alone"):
+        assert hearts == ["ben"] and sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == \
+            [("AH", "ana"), ("AS", "cy")]
+        (two,) = [o for o in obs if o["card"] == "2H"]
+        assert not two["evidence"].get("inferred") and abs(two["t"] - 2.0) < 0.01  # ben's arm's clock
+    else:
+        assert hearts == ["ben", "cy"]
+        assert cy_elsewhere is None or [o["player"] for o in obs if o["card"][0] == "A"] == ["ana", "dee", "cy"]
+
+
 class _ArmsAtLeaving(_ArmsAt):
     """:class:`_ArmsAt` with each pile's arms leaving: ``{spot: (entry, [(arrival, entry, departure)])}``;
     the last arm to leave a pile rested its hand there first (took a copy back)."""
