@@ -146,6 +146,13 @@ def _read(scene, frames, duration, **reader_kw):
     return obs, reader
 
 
+def _cys_dispute(obs):
+    """The one dispute ruling the referee makes on cy's copy, replaying ``obs``."""
+    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    return ruling
+
+
 class _Arm:
     """An arm watcher that saw an arm reach in from ``entry`` (table mm), reaching the spot at
     ``reached`` (s; ``None``: not seen)."""
@@ -366,8 +373,7 @@ def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     twos = {o["player"]: o for o in obs if o["card"] == "2H"}
     assert set(twos) == {"cy", "ben"}
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     if ordered:  # ben took his copy back: cy's, underneath, touched first
         assert not ruling["tie"] and ruling["winner"] == "cy"
         assert "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
@@ -393,9 +399,7 @@ def test_a_lifted_take_back_stands_against_the_arm_clock_of_a_hidden_copy():
                             rested=True)
         obs, _ = _read(scene, scene.frames(3.5), 3.5, arms=arms, settings=settings)
         assert "ben took a copy back" in next(o for o in obs if o["player"] == "cy")["evidence"]["occlusion"]
-        rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-        (r,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
-        return r
+        return _cys_dispute(obs)
 
     r = ruling(ReaderSettings())
     assert r["winner"] == "cy" and not r["tie"]
@@ -422,8 +426,7 @@ def test_a_take_back_is_watched_long_enough_for_arm_clocks_that_run_early(within
         assert set(twos) == {"cy"}
         return
     assert set(twos) == {"cy", "ben"} and "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
@@ -478,8 +481,7 @@ def test_the_hand_lifting_a_contest_copy_is_the_last_to_move_before_the_arms_lef
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     twos = {o["player"]: o for o in obs if o["card"] == "2H"}
     assert set(twos) == {"cy", "ben"} and "its hand seen resting, then lifting" in twos["cy"]["evidence"]["occlusion"]
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
@@ -517,8 +519,7 @@ def test_a_contest_is_read_from_the_arms_first_moments_before_the_whole_watch():
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     twos = {o["player"]: o for o in obs if o["card"] == "2H"}
     assert set(twos) == {"cy", "ben"} and "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
@@ -534,8 +535,7 @@ def test_a_hand_seen_moving_for_a_single_frame_is_no_lift(lift_s, ordered):
     arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), 2.283)],
                         rested=True, lift_s=lift_s)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     assert ruling["tie"] is not ordered and (ruling["winner"] == "cy" or not ordered)
 
 
@@ -635,8 +635,7 @@ def test_arms_far_apart_are_a_contest_only_when_one_is_seen_taking_its_copy_back
         assert set(twos) == {"cy"}
         return
     assert set(twos) == {"cy", "ben"} and twos["ben"]["evidence"]["inferred"]
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
@@ -669,8 +668,7 @@ def test_a_second_arm_never_seen_leaving_the_pile_brings_a_copy_only_if_the_othe
         assert twos["ben"]["evidence"]["inferred"]
         # the copy left on the pile lies as cy's cards do: ben's, on top, was taken back
         assert "one arm seen leaving" in twos["ben"]["evidence"]["occlusion"]
-        rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-        (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+        ruling = _cys_dispute(obs)
         assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
@@ -1345,8 +1343,7 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
                         rested=False)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert {o["player"] for o in obs if o["card"] == "2H"} == {"cy", "ben"}
-    rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
-    (ruling,) = [r for r in rulings if r["kind"] == "dispute" and r["player"] == "cy"]
+    ruling = _cys_dispute(obs)
     if winner is None:
         assert ruling["tie"]
     else:

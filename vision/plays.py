@@ -643,6 +643,11 @@ class PlayReader:
                 named.append((t_arm, who, c))
         return named
 
+    def _landing_reaches(self, landing: Landing) -> list[tuple[float, str, float]]:
+        """:meth:`_named_reaches` at a landing's rest, the way its card lies."""
+        return self._named_reaches(landing.rest, landing.t_rest, landing.track.owner_votes,
+                                   self._rest_axis(landing.path, landing.rest_index), landing.track.label)
+
     def _arm_busy(self, player: str, spot: Point, t_arm: float, inferred: bool = False) -> bool:
         """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, brought no card there: that
         player put one on another pile about then, or on this pile just before (the hand
@@ -673,9 +678,7 @@ class PlayReader:
                 or not hasattr(self.arms, "reaches"):
             return False
         if landing.arm_reaches is None:  # (the arms' frames up to just after the rest are all in)
-            landing.arm_reaches = self._named_reaches(landing.rest, landing.t_rest, landing.track.owner_votes,
-                                                      self._rest_axis(landing.path, landing.rest_index),
-                                                      landing.track.label)
+            landing.arm_reaches = self._landing_reaches(landing)
         if len({who for _, who, _ in landing.arm_reaches}) < 2:
             return False
         free = {who: c for t_arm, who, c in landing.arm_reaches
@@ -1771,8 +1774,7 @@ class PlayReader:
             return True
         reaches = landing.arm_reaches
         if reaches is None and hasattr(self.arms, "reaches"):
-            reaches = self._named_reaches(landing.rest, landing.t_rest, landing.track.owner_votes,
-                                          self._rest_axis(landing.path, landing.rest_index), landing.track.label)
+            reaches = self._landing_reaches(landing)
         return reaches is not None and len({who for _, who, _ in reaches}) <= 1
 
     def _seen_is_rivals(self, landing: Landing, seen: dict[str, Any]) -> dict[str, Any]:
