@@ -1097,13 +1097,18 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
-@pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "one of two arms", None])
+@pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "her lie", "one of two arms", None])
 def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_copy_to_the_second(cy_elsewhere):
     """ben's 2H is never seen on its way; cy's arm, reaching past its pile to put an Ace on the
     next one, came there first and named the 2H hers, ben's arm the second copy's. Once cy's Ace
-    is known for hers (seen coming, or put down by her arm alone), the 2H is ben's alone. An Ace
-    that dee's arm reached too (dee, busy with an Ace of her own, was only passing) is cy's, but
-    not surely enough to take a copy from her; without it the two arms are a contest."""
+    is known for hers (seen coming, put down by her arm alone, or lying as her cards do where
+    dee's arm came first), the 2H is ben's alone. An Ace that dee's arm reached too (dee, busy
+    with an Ace of her own, was only passing) is cy's, but not surely enough to take a copy from
+    her; without it the two arms are a contest."""
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "ben", 0, 2.0)
@@ -1116,11 +1121,19 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
         frames = [(i, t, [x for x in f if x.label != "AS" or t >= 2.3]) for i, t, f in frames]
     cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
     ace_arms = [(2.25 - 0.16, cy)] + ([(2.25 - 0.14, dee)] if cy_elsewhere == "one of two arms" else [])
+    ace_entry = cy
+    if cy_elsewhere == "her lie":
+        axis = Attributor(VisionConfig.from_dict(scene.config())).axes["cy"]
+        frames = [(i, t, [replace(x, axis_deg=axis) if x.label == "AS" else x for x in f]) for i, t, f in frames]
+        ace_arms, ace_entry = [(2.25 - 0.18, dee), (2.25 - 0.16, cy)], dee
     arms = _ArmsAt({scene.slots[0]: (cy, [(1.95 - 0.16, cy), (2.0 - 0.16, ben)]),
-                    scene.slots[1]: (cy, ace_arms)})
+                    scene.slots[1]: (ace_entry, ace_arms)})
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     hearts = sorted(o["player"] for o in obs if o["card"] == "2H")
-    if cy_elsewhere in ("seen coming", "her arm alone"):
+    if cy_elsewhere == "her lie":
+        (ace,) = [o for o in obs if o["card"] == "AS"]
+        assert ace["evidence"]["attribution"] == "lie"
+    if cy_elsewhere in ("seen coming", "her arm alone", "her lie"):
         assert hearts == ["ben"] and sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == \
             [("AH", "ana"), ("AS", "cy")]
         (two,) = [o for o in obs if o["card"] == "2H"]
@@ -1569,3 +1582,34 @@ def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_be
     assert landing.retimed is not arm_timed
     assert (landing.contact is arm_clock) is arm_timed
     reader._retime_once(landing)  # once only
+
+
+@pytest.mark.parametrize("arms_at, player", [
+    ((1,), "ben"),  # ben's arm reached the spot: the copy left lies as his cards do
+    ((2,), "cy"),  # only cy's arm: nobody else's copy to be
+    ((1, 3), "cy"),  # ben's and dee's arms (opposite seats, one axis): no telling whose copy
+    (None, "cy"),  # the card never read lying: its path stands
+])
+def test_a_card_seen_coming_that_lies_as_another_arms_player_does_is_theirs(arms_at, player):
+    # cy's 2H is followed from her seat to the pile, but the copy read there lies at ben's angle
+    # (fresh dev clips 5379 2H, 5384 AD, 5386 4S: the path followed was a copy taken back, or
+    # another card's; the card left on the pile was the other contender's)
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    axes = Attributor(VisionConfig.from_dict(scene.config())).axes
+    frames = scene.frames(3.5)
+    if arms_at is not None:
+        for _, t, sightings in frames:
+            sightings[:] = [replace(s, axis_deg=axes["ben"] + 4.0) if s.label == "2H" and t >= 2.05 else s
+                            for s in sightings]
+    seats = arms_at or (1,)
+    arms = _TwoArms([(2.0 - 0.16 - 0.2 * k, scene.seat_point(seat)) for k, seat in enumerate(seats)])
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == player
+    assert (two["evidence"]["attribution"] == "lie") == (player != "cy")

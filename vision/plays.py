@@ -731,7 +731,15 @@ class PlayReader:
         if axis is None or self.attributor.fits_axis(landing.player, axis):
             return
         if not landing.arm_timed and landing.player_conf >= AXIS_OVERRULES_BELOW:
-            return  # a card seen coming from its seat: the read at rest may be another copy's
+            # a card seen coming from its seat: the read at rest may be another copy's, which
+            # is then the card that stays; it is that copy's player's when one arm that reached
+            # the spot fits the way it lies (the path followed was a copy taken back, or another card)
+            if landing.hidden_rival is None:
+                fitting = {who for _, who, _ in self._landing_reaches(landing) if self.attributor.fits_axis(who, axis)}
+                if len(fitting) == 1:
+                    landing.player = fitting.pop()
+                    landing.how = "lie"
+            return
         rival = landing.hidden_rival
         if rival is not None:
             if self.attributor.fits_axis(rival[0], axis):
@@ -1768,9 +1776,11 @@ class PlayReader:
 
     def _owner_sure(self, landing: Landing) -> bool:
         """Whether a play names its player beyond doubt for :meth:`_seen_arm_played_elsewhere`: seen
-        coming from the seat, or owned by the only player's arm that reached it (one named by one
-        of several arms may be the other's: dev clips 5405, 5407)."""
-        if not landing.unseen_arrival:
+        coming from the seat, named by the way it lies (the one arm at it whose seat fits: dev
+        clips 5384 AD, 5410 5S, each played beside a contest's seen copy), or owned by the only
+        player's arm that reached it (one named by one of several arms may be the other's: dev
+        clips 5405, 5407)."""
+        if not landing.unseen_arrival or landing.how == "lie":
             return True
         reaches = landing.arm_reaches
         if reaches is None and hasattr(self.arms, "reaches"):
