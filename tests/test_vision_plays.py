@@ -1613,3 +1613,29 @@ def test_a_card_seen_coming_that_lies_as_another_arms_player_does_is_theirs(arms
     (two,) = [o for o in obs if o["card"] == "2H"]
     assert two["player"] == player
     assert (two["evidence"]["attribution"] == "lie") == (player != "cy")
+
+
+@pytest.mark.parametrize("dee_racing", [True, False])
+def test_a_second_arm_whose_player_has_a_play_still_pending_elsewhere_brings_no_hidden_copy(dee_racing):
+    """ben's arm reached past cy's 2H (never seen on its way) to put his 2S on the next pile. With
+    dee's 2S still on its way there, ben's waits for it past the 2H's due time (dev clips 5341,
+    5352: a 9S and an Ace held so): still pending, it already says ben's hand was busy there, so
+    no copy of his is inferred on the 2H."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AS", "ana", 1, 1.2)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("2S", "ben", 1, 2.5)
+    if dee_racing:
+        scene.play("2S", "dee", 1, 3.3, duration=2.0)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
+    arms = _ArmsAt({scene.slots[0]: (cy, [(2.0 - 0.16, cy), (2.02 - 0.16, ben)]),
+                    scene.slots[1]: (ben, [(2.5 - 0.16, ben)] + ([(3.3 - 0.16, dee)] if dee_racing else []))})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "cy")]
+    (two_h,) = [o for o in obs if o["card"] == "2H"]
+    two_s = [o for o in obs if o["card"] == "2S" and o["player"] == "ben"]
+    assert len(two_s) == 1
+    if dee_racing:
+        assert two_s[0]["evidence"]["timing"]["reported_t"] > two_h["evidence"]["timing"]["reported_t"]

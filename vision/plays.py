@@ -2036,6 +2036,11 @@ class PlayReader:
         # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
         if any(who == player and elsewhere(spot, tc) and (g is None or g <= gap) for who, tc, spot, g in self._plays):
             return True
+        # a play of theirs still pending, whose owner is sure (dev clips 5341, 5352: a 9S and an Ace
+        # held past the contest's due time)
+        if any(other is not landing and not other.canceled and other.player == player and other.hidden_rival is None
+               and elsewhere(other.rest, other.contact.t) and self._owner_sure(other) for other in self.pending):
+            return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
         for other in [h[0] for h in self._hidden]:
