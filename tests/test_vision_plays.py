@@ -1618,9 +1618,9 @@ def test_a_card_seen_coming_that_lies_as_another_arms_player_does_is_theirs(arms
 @pytest.mark.parametrize("dee_racing", [True, False])
 def test_a_second_arm_whose_player_has_a_play_still_pending_elsewhere_brings_no_hidden_copy(dee_racing):
     """ben's arm reached past cy's 2H (never seen on its way) to put his 2S on the next pile. With
-    dee's 2S still on its way there, ben's waits for it past the 2H's due time (dev clips 5341,
-    5352: a 9S and an Ace held so): still pending, it already says ben's hand was busy there, so
-    no copy of his is inferred on the 2H."""
+    dee's 2S still on its way there, ben's waits for it past the 2H's due time (dev clip 5341: a 9S
+    held so): still pending, it already says ben's hand was busy there, so no copy of his is
+    inferred on the 2H. (Without dee, ben's 2S is reported before the 2H is due.)"""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("AS", "ana", 1, 1.2)

@@ -218,6 +218,7 @@ class ReaderSettings:
 
 
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
+BY_LIE = "lie"  # a landing's `how` when the way its card lies named its player (see PlayReader._check_owner)
 
 
 def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[float]]:
@@ -738,7 +739,7 @@ class PlayReader:
                 fitting = {who for _, who, _ in self._landing_reaches(landing) if self.attributor.fits_axis(who, axis)}
                 if len(fitting) == 1:
                     landing.player = fitting.pop()
-                    landing.how = "lie"
+                    landing.how = BY_LIE
             return
         rival = landing.hidden_rival
         if rival is not None:
@@ -1775,12 +1776,12 @@ class PlayReader:
                    for other in self.pending + self._recent)
 
     def _owner_sure(self, landing: Landing) -> bool:
-        """Whether a play names its player beyond doubt for :meth:`_seen_arm_played_elsewhere`: seen
-        coming from the seat, named by the way it lies (the one arm at it whose seat fits: dev
-        clips 5384 AD, 5410 5S, each played beside a contest's seen copy), or owned by the only
-        player's arm that reached it (one named by one of several arms may be the other's: dev
-        clips 5405, 5407)."""
-        if not landing.unseen_arrival or landing.how == "lie":
+        """Whether a play names its player beyond doubt for :meth:`_seen_arm_played_elsewhere` and
+        :meth:`_arm_played_elsewhere`: seen coming from the seat, named by the way it lies (the one
+        arm at it whose seat fits: dev clips 5384 AD, 5410 5S, each played beside a contest's seen
+        copy), or owned by the only player's arm that reached it (one named by one of several arms
+        may be the other's: dev clips 5405, 5407)."""
+        if not landing.unseen_arrival or landing.how == BY_LIE:
             return True
         reaches = landing.arm_reaches
         if reaches is None and hasattr(self.arms, "reaches"):
@@ -2036,8 +2037,8 @@ class PlayReader:
         # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
         if any(who == player and elsewhere(spot, tc) and (g is None or g <= gap) for who, tc, spot, g in self._plays):
             return True
-        # a play of theirs still pending, whose owner is sure (dev clips 5341, 5352: a 9S and an Ace
-        # held past the contest's due time)
+        # a play of theirs still pending, whose owner is sure (dev clip 5341: a 9S held past a 2C
+        # contest's due time)
         if any(other is not landing and not other.canceled and other.player == player and other.hidden_rival is None
                and elsewhere(other.rest, other.contact.t) and self._owner_sure(other) for other in self.pending):
             return True
