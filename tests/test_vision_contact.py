@@ -187,3 +187,16 @@ def test_a_weak_occlusion_cue_against_the_clock_makes_no_confident_order():
     a2, b2 = order_with_occlusion(a, b, reliability=0.6)
     assert max(_order_confidence(a2, b2), _order_confidence(b2, a2)) < 0.977  # the referee ties
     assert (a2.t + b2.t) / 2 == pytest.approx(1.006)
+
+
+def test_a_card_that_lay_still_elsewhere_and_was_seen_once_on_its_way_is_timed_before_it_rests():
+    # read every 0.3-0.7 s while it lay still 180 mm from the pile (the motion gate looks at a
+    # still spot rarely), once on its way, then on the pile: a reach fitted to those reads ran past
+    # the first still read (dev clip 5381's AC, 0.85 s late); the card touched before it was seen there
+    times = np.array([7.23, 7.53, 8.53, 9.03, 9.83, 10.33, 10.63, 10.93, 11.23, 11.93, 12.53, 12.63, 12.73])
+    still = [[748.1, 181.7], [747.7, 181.2], [748.3, 181.9], [747.4, 180.6], [749.3, 181.4], [749.0, 181.0],
+             [748.9, 181.2], [749.1, 180.9], [748.9, 181.2], [748.2, 180.9]]
+    positions = np.array(still + [[609.3, 288.2], [616.2, 299.1], [615.6, 299.1]])
+    est = estimate_for_track(times, positions, 11, 30.0)
+    assert 11.93 < est.t <= 12.63 + 0.2
+    assert est.uncertainty_ms > 0
