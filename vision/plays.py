@@ -1766,14 +1766,17 @@ class PlayReader:
         (:meth:`_owner_sure`). The seen copy is then the second arm's alone. (38 dev clips
         5340-5411, by the truth: of 176 copies inferred for a true contest, no seen copy's player
         played elsewhere that close; of 45 inferred for no contest, 27 did.)"""
-        if not landing.arm_timed:
-            return False
-        x, y = landing.rest
-        return any(other is not landing and not other.canceled and other.player == landing.player
-                   and other.hidden_rival is None and self._owner_sure(other)
-                   and math.hypot(other.rest[0] - x, other.rest[1] - y) > self.registry.join_mm
-                   and abs(other.contact.t - landing.contact.t) < self.s.arm_elsewhere_s
-                   for other in self.pending + self._recent)
+        return landing.arm_timed and self._sure_play_elsewhere(landing.player, landing.rest, landing.contact.t,
+                                                               self.pending + self._recent)
+
+    def _sure_play_elsewhere(self, player: str, spot: Point, t: float, landings: list[Landing]) -> bool:
+        """Whether one of ``landings`` is ``player``'s, on another pile than ``spot``, within
+        ``arm_elsewhere_s`` of ``t``, and surely theirs (:meth:`_owner_sure`): their hand was busy
+        there, so their arm at ``spot`` only reached past."""
+        return any(not other.canceled and other.player == player and other.hidden_rival is None
+                   and math.hypot(other.rest[0] - spot[0], other.rest[1] - spot[1]) > self.registry.join_mm
+                   and abs(other.contact.t - t) < self.s.arm_elsewhere_s and self._owner_sure(other)
+                   for other in landings)
 
     def _owner_sure(self, landing: Landing) -> bool:
         """Whether a play names its player beyond doubt for :meth:`_seen_arm_played_elsewhere` and
@@ -2039,8 +2042,7 @@ class PlayReader:
             return True
         # a play of theirs still pending, whose owner is sure (dev clip 5341: a 9S held past a 2C
         # contest's due time)
-        if any(other is not landing and not other.canceled and other.player == player and other.hidden_rival is None
-               and elsewhere(other.rest, other.contact.t) and self._owner_sure(other) for other in self.pending):
+        if self._sure_play_elsewhere(player, landing.rest, contact.t, self.pending):
             return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
