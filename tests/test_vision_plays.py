@@ -1501,6 +1501,26 @@ def test_a_contest_arm_gone_before_a_late_seen_card_was_looked_for_still_counts(
     assert [o["player"] for o in twos] == ["cy", "ben"] and twos[1]["evidence"]["inferred"]
 
 
+@pytest.mark.parametrize("ana_came, owner", [(0.9, "cy"), (1.3, "ana")])
+def test_an_arm_already_at_the_pile_long_before_the_card_did_not_bring_it(ana_came, owner):
+    """cy's 2H is never seen on its way, and the blob at the pile names ana. ana's arm had been at
+    the pile since 0.9 s, more than ``arm_before_s`` before the card lay there; cy's came at 1.84 s:
+    the card is cy's, timed by her arm (dev clips 5361 AC, 5380 4S: named by an arm lingering
+    there, timed ~1 s early, a phantom and a missed play). With ana's arm come at 1.3 s instead,
+    nothing tells the two apart and the blob's entry stands."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "dee", 0, 0.2)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 4.0, "2H", 2.0)
+    ana, cy = scene.seat_point(0), scene.seat_point(2)
+    arms = _ArmsPresent([(ana_came, 2.6, ana), (2.0 - 0.16, 2.3, cy)], ana)
+    obs, _ = _read(scene, frames, 4.0, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == owner
+    if owner == "cy":
+        assert abs(two["t"] - 2.0) < 0.01
+
+
 class _ArmsAtSlots(_ArmsBySide):
     """Arms per pile spot: {slot point: [(time, entry)]}; ``entry`` names ``own`` at every spot."""
 
@@ -1539,6 +1559,37 @@ def test_a_card_reached_by_several_arms_waits_for_their_plays_elsewhere_to_say_w
     else:
         assert two["player"] == "dee"
         assert two["evidence"]["timing"]["reported_t"] - two["evidence"]["timing"]["rest_t"] <= reader.s.arm_unsure_s + 0.1
+
+
+@pytest.mark.parametrize("dees_ace", ["seen", "pending", None])
+def test_two_arms_left_free_together_after_a_third_went_elsewhere_are_a_contest(dees_ace):
+    """cy's 2H is never seen on its way; ben's arm reached the pile in the same frame as cy's
+    (ben's copy hidden under hers), dee's a moment later, on her way to put an AC down beyond.
+    Once dee's AC has landed, seen coming or still waiting on its own arms, the two arms left
+    came together: a contest, and ben's copy is reported too (dev clips 5386 4S, 5406 QD: the
+    third arm named the card and the other copy was lost). With no play of dee's elsewhere,
+    three arms are still in question and no copy is inferred."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    scene.play("2H", "cy", 0, 2.0)
+    if dees_ace:
+        scene.play("AC", "dee", 9, 2.35)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    if dees_ace == "pending":
+        frames = [(i, t, [x for x in s if x.label != "AC" or t >= 2.4]) for i, t, s in frames]
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    # (pending: ana's arm reached the AC too, 0.5 s before dee's, so the AC waits on its arms)
+    at_ace = [(2.35 - 0.16, dee)] + ([(2.35 - 0.66, ana)] if dees_ace == "pending" else [])
+    arms = _ArmsAtSlots({scene.slots[0]: [(0.2 - 0.16, ana), (1.84, ben), (1.84, cy), (1.94, dee)],
+                         scene.slots[9]: at_ace}, dee)
+    obs, reader = _read(scene, frames, 4.5, arms=arms)
+    twos = sorted((o for o in obs if o["card"] == "2H"), key=lambda o: o["player"])
+    if dees_ace is None:
+        assert [o["player"] for o in twos] == ["dee"]
+        return
+    assert [o["player"] for o in twos] == ["ben", "cy"]
+    assert sum(bool(o["evidence"].get("inferred")) for o in twos) == 1  # (no lie read: either may be the one seen)
+    assert all(abs(o["t"] - 2.0) < 0.01 for o in twos)
 
 
 def test_the_arm_withdrawing_from_the_card_underneath_owns_neither_the_card_on_it_nor_a_copy():
@@ -1582,6 +1633,36 @@ def test_a_contest_copy_timed_by_its_arm_is_not_refitted_along_a_path_hopping_be
     assert landing.retimed is not arm_timed
     assert (landing.contact is arm_clock) is arm_timed
     reader._retime_once(landing)  # once only
+
+
+@pytest.mark.parametrize("fragment_from_mm", [11.0, 300.0])
+def test_a_card_never_seen_on_its_way_keeps_its_arms_clock_when_a_misread_of_it_on_the_pile_joins_it(
+        fragment_from_mm):
+    """dev's 4S was never seen on its way: its arm timed it at 60.66 s. A 4C read of it 11 mm off,
+    0.2 s before it was first read at rest, and a 4 mm nudge later are no reach: the clock stands
+    (dev clip 5356: re-timed to 61.47 s, a phantom and a missed play). A fragment read far off on
+    its way is a path, and the card is measured on it."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30)
+    x, y = scene.slots[0]
+    track = CardTrack(7, "4S", [Sample(1835, 61.167, x, y, 0.8), Sample(1841, 61.367, x, y, 0.8),
+                                Sample(1847, 61.567, x + 4.0, y + 3.0, 0.8), Sample(1850, 61.667, x + 5.0, y + 3.0, 0.8)])
+    far = fragment_from_mm > reader.s.unseen_flight_mm
+    seen = [Sample(1826 + k, 60.867 + k / 30, x + fragment_from_mm * (1 - k / 4), y, 0.6) for k in range(4)] if far \
+        else [Sample(1829, 60.967, x + 9.0, y + 6.0, 0.6)]
+    fragment = CardTrack(8, "4C", seen)
+    arm_clock = ContactEstimate(60.66, 40.0, 0.0, (x, y))
+    landing = Landing(track, 0, (x, y), 61.167, arm_clock, "dev", 0.99, "motion")
+    landing.unseen_arrival, landing.fragments = True, [fragment]
+    reader._remeasure(landing)
+    if far:
+        assert landing.contact is not arm_clock and landing.contact.t < 61.167
+    else:
+        assert landing.contact is arm_clock and landing.t_rest == 61.167
 
 
 @pytest.mark.parametrize("arms_at, player", [

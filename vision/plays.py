@@ -75,6 +75,7 @@ class ReaderSettings:
     path_conf: float = 0.3  # a path this unsure of its seat asks the arm (motion) for the origin
     arm_before_s: float = 0.9  # ... an arm at the spot up to this long before the card was seen at rest
     arm_lead_s: float = 0.16  # an arm reaches a spot this long before the card it brings touches it
+    arm_min_lead_s: float = 0.1  # ... and never less than this before the card lies there
     # a card on a pile came with an arm that reached it later than this after the arm of the card
     # under it (see PlayReader._arms_since; those arms reach it 0.13-0.2 s before their card touches)
     arm_since_margin_s: float = 0.06
@@ -535,9 +536,16 @@ class PlayReader:
             mine, other = (a, b) if a[0] <= b[0] else (b, a)
         else:
             return  # its path names a third player: the arms are not this card's contest
+        if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
+            self._set_arm_contest(landing, mine, other, path_less)
+
+    def _set_arm_contest(self, landing: Landing, mine: tuple[float, str], other: tuple[float, str],
+                         path_less: bool) -> None:
+        """Make ``landing`` one copy of a contest: its own arm ``mine`` and the hidden copy's arm
+        ``other`` ((arrival, player) each), every copy timed from its arm (see
+        :meth:`_contest_by_arms`)."""
+        t_seen = landing.t_rest
         apart = abs(other[0] - mine[0])
-        if apart > self.s.arm_contest_wide_s:
-            return
         # Arms farther apart than arm_contest_s may still be a contest (a hand that waited beside
         # the pile), or a play and a reach past it: only the arm seen taking a copy back off the
         # pile makes it one (see _report_arm_contest), and the arms' times say little about order.
@@ -563,6 +571,31 @@ class PlayReader:
             landing.contact = timed(mine[0])
             landing.arm_timed = True
         landing.hidden_rival = (other[1], timed(other[0]))
+
+    def _contest_of_free_arms(self, landing: Landing) -> None:
+        """A card owned by its arm, with two arms still free (not known to have gone elsewhere)
+        after the arms-unsure wait: when those two came together (within ``arm_contest_s``), they
+        were a contest for this pile, and this card one copy of it. At landing a third arm,
+        reaching past on its way to another pile, had named the card, and with two other arms
+        come as one no contest was inferred (dev clips 5351 2D, 5379 2H, 5386 4S, 5406 QD: the two
+        contenders' arms in one frame, a third player's 0.03-0.3 s later, who played elsewhere
+        0.1-0.3 s after; the card went to the third player or to one contender, the other copy
+        was lost)."""
+        if not landing.unseen_arrival or landing.arm_reaches is None or landing.hidden_rival is not None:
+            return
+        free = [(t_arm, who) for t_arm, who, _ in landing.arm_reaches
+                if not self._arm_busy(who, landing.rest, t_arm, inferred=True)
+                and not self._pending_elsewhere(landing, who, t_arm + self.s.arm_lead_s)]
+        if len(free) != 2 or free[0][1] == free[1][1] or abs(free[0][0] - free[1][0]) > self.s.arm_contest_s:
+            return
+        if len(free) == len(landing.arm_reaches):
+            return  # no arm went elsewhere: these two were asked at landing already
+        # the copy seen is the arm's whose seat fits the way it lies, else the earlier arm's
+        axis = self._rest_axis(landing.path, landing.rest_index)
+        fits = [arm for arm in free if axis is not None and self.attributor.fits_axis(arm[1], axis)]
+        mine = fits[0] if len(fits) == 1 else min(free)
+        other = free[1] if mine is free[0] else free[0]
+        self._set_arm_contest(landing, mine, other, path_less=True)
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
         """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
@@ -621,9 +654,9 @@ class PlayReader:
             # as does one withdrawing from this pile (fresh dev clip 5309: a 2C owned by the arm of
             # the AC under it, leaving 1.1 s after its contact)
             named = self._named_reaches(rest, t_rest, owner_votes, axis, label)
-            free = [(who, c) for t_arm, who, c in named if not self._arm_busy(who, rest, t_arm)]
+            free = self._fresh([a for a in named if not self._arm_busy(a[1], rest, a[0])], t_rest)
             if len(free) == 1 and (len(named) > 1 or since is not None):
-                return free[0]
+                return free[0][1:]
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
             t0 = max(t0, since + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
@@ -631,6 +664,20 @@ class PlayReader:
             return None, 0.0
         p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
         return p2, c2
+
+    def _fresh(self, arms: list[tuple[float, str, float]], t_rest: float) -> list[tuple[float, str, float]]:
+        """Of the arms that may have brought a card first seen at rest at ``t_rest`` ((time,
+        player, confidence) each), the one player's that came within ``arm_before_s`` before it,
+        when the others' were already there when that window opened: an arm lingering or passing
+        at the spot for a second or more did not bring the card a later arm did (48 dev clips,
+        session 24: of 101 cards never seen on their way, one player's each, with such arms, the
+        fresh arm's player in 98; where it differed from the arm first named, in 8 of 10, 5361 AC
+        and 5380 4S among them, each lost as a phantom ~1 s early). Otherwise ``arms`` as they
+        are."""
+        opened = t_rest - self.s.arm_before_s
+        # (an arm that came less than arm_min_lead_s before the card lay there did not bring it)
+        fresh = [a for a in arms if opened <= a[0] <= t_rest - self.s.arm_min_lead_s]
+        return fresh if fresh and len(fresh) < len(arms) and len({who for _, who, _ in fresh}) == 1 else arms
 
     def _named_reaches(self, rest: Point, t_rest: float, owner_votes: Counter, axis: float | None = None,
                        label: str | None = None) -> list[tuple[float, str, float]]:
@@ -682,8 +729,9 @@ class PlayReader:
             landing.arm_reaches = self._landing_reaches(landing)
         if len({who for _, who, _ in landing.arm_reaches}) < 2:
             return False
-        free = {who: c for t_arm, who, c in landing.arm_reaches
-                if not self._arm_busy(who, landing.rest, t_arm, inferred=True)}
+        free = {who: c for t_arm, who, c in self._fresh(
+            [a for a in landing.arm_reaches if not self._arm_busy(a[1], landing.rest, a[0], inferred=True)],
+            landing.t_rest)}
         if len(free) != 1:
             return len(free) > 1
         (player, conf), = free.items()
@@ -694,6 +742,14 @@ class PlayReader:
                 if timed is not None:
                     landing.contact = timed
         return False
+
+    def _pending_elsewhere(self, landing: Landing, player: str, t: float) -> bool:
+        """Whether another card, still pending on another pile, is named ``player``'s for now, with
+        its contact within ``arm_elsewhere_s`` of ``t`` (two cards waiting on each other's arms:
+        dev clip 5386, a 4S and cleo's 2D 120 mm away, each reached by cleo's arm)."""
+        return any(other is not landing and not other.canceled and other.player == player
+                   and math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) > self.registry.join_mm
+                   and abs(other.contact.t - t) < self.s.arm_elsewhere_s for other in self.pending)
 
     def _played_elsewhere(self, player: str, spot: Point, t: float) -> bool:
         """Whether ``player`` put a card on another pile (reported, or landed and pending) within
@@ -844,6 +900,13 @@ class PlayReader:
         by_frame = {s.frame: s for f in extra for s in f.samples}
         by_frame.update({s.frame: s for s in landing.track.samples})
         samples = [by_frame[k] for k in sorted(by_frame)]
+        if landing.unseen_arrival and all(math.hypot(smp.x - landing.rest[0], smp.y - landing.rest[1])
+                                          < self.s.unseen_flight_mm for smp in samples):
+            # nor was the joined path seen on its way: its arm's clock stands, and reads jittering
+            # a few millimetres on the pile are no reach (dev clip 5356: a 4S timed by its arm at
+            # 60.66 s, truth 60.67, re-timed to 61.47 from a 4C read of it 11 mm off and a 4 mm
+            # nudge, a phantom and a missed play)
+            return
         votes = Counter(landing.track.owner_votes)
         for f in extra:
             votes.update(f.owner_votes)
@@ -1239,8 +1302,10 @@ class PlayReader:
             self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
                                    "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
             return []
-        if self._arms_unsure(landing) and not final and t - landing.t_rest < self.s.arm_unsure_s:
-            return self._wait(landing, "arms unsure")  # until the other arms' plays elsewhere land
+        if self._arms_unsure(landing):
+            if not final and t - landing.t_rest < self.s.arm_unsure_s:
+                return self._wait(landing, "arms unsure")  # until the other arms' plays elsewhere land
+            self._contest_of_free_arms(landing)
         self._retime_once(landing)
         self._check_owner(landing)
         extra = self._found_under(landing, label, pile) if legal else None
