@@ -677,7 +677,15 @@ class PlayReader:
         opened = t_rest - self.s.arm_before_s
         # (an arm that came less than arm_min_lead_s before the card lay there did not bring it)
         fresh = [a for a in arms if opened <= a[0] <= t_rest - self.s.arm_min_lead_s]
-        return fresh if fresh and len(fresh) < len(arms) and len({who for _, who, _ in fresh}) == 1 else arms
+        if not fresh or len(fresh) == len(arms) or len({who for _, who, _ in fresh}) != 1:
+            return arms
+        # two players' arms there together before the window opened: a contest whose card was seen
+        # late under the hands, the later arm a third player's (dev clips 5357 4C, 5361 5D, 5405 3S,
+        # 5408 5S: each contest lost to the later arm)
+        stale = sorted(a for a in arms if a[0] < opened)
+        if any(b[0] - a[0] <= self.s.arm_contest_s and a[1] != b[1] for a, b in zip(stale, stale[1:])):
+            return arms
+        return fresh
 
     def _named_reaches(self, rest: Point, t_rest: float, owner_votes: Counter, axis: float | None = None,
                        label: str | None = None) -> list[tuple[float, str, float]]:
