@@ -1502,7 +1502,7 @@ def test_a_contest_arm_gone_before_a_late_seen_card_was_looked_for_still_counts(
 
 
 @pytest.mark.parametrize("ana_came, ben_came, owners", [(0.9, None, ["cy"]), (1.3, None, ["ana"]),
-                                                        (0.9, 0.95, ["ana", "ben"])])
+                                                        (0.9, 0.95, ["ana", "ben"]), (0.9, "cy", ["ana"])])
 def test_an_arm_already_at_the_pile_long_before_the_card_did_not_bring_it(ana_came, ben_came, owners):
     """cy's 2H is never seen on its way, and the blob at the pile names ana. ana's arm had been at
     the pile since 0.9 s, more than ``arm_before_s`` before the card lay there; cy's came at 1.84 s:
@@ -1510,14 +1510,17 @@ def test_an_arm_already_at_the_pile_long_before_the_card_did_not_bring_it(ana_ca
     there, timed ~1 s early, a phantom and a missed play). With ana's arm come at 1.3 s instead,
     nothing tells the two apart and the blob's entry stands. With ben's arm there together with
     ana's, the two were a contest whose card was seen late, and cy's later arm does not take it
-    (dev clips 5357 4C, 5361 5D, 5405 3S, 5408 5S)."""
+    (dev clips 5361 5D, 5405 3S). Nor when cy's own arm was there before, left and came back: her
+    hand returning (to take a contest's copy back, dev clips 5357 4C, 5408 5S)."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "dee", 0, 0.2)
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 4.0, "2H", 2.0)
     ana, ben, cy = scene.seat_point(0), scene.seat_point(1), scene.seat_point(2)
     present = [(ana_came, 2.6, ana), (2.0 - 0.16, 2.3, cy)]
-    if ben_came is not None:
+    if ben_came == "cy":
+        present.append((0.5, 0.7, cy))
+    elif ben_came is not None:
         present.append((ben_came, 2.6, ben))
     obs, _ = _read(scene, frames, 4.0, arms=_ArmsPresent(present, ana))
     twos = [o for o in obs if o["card"] == "2H"]

@@ -654,7 +654,8 @@ class PlayReader:
             # as does one withdrawing from this pile (fresh dev clip 5309: a 2C owned by the arm of
             # the AC under it, leaving 1.1 s after its contact)
             named = self._named_reaches(rest, t_rest, owner_votes, axis, label)
-            free = self._fresh([a for a in named if not self._arm_busy(a[1], rest, a[0])], t_rest)
+            free = self._fresh([a for a in named if not self._arm_busy(a[1], rest, a[0])], rest, t_rest,
+                               owner_votes, axis, label)
             if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0][1:]
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
@@ -665,7 +666,8 @@ class PlayReader:
         p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
         return p2, c2
 
-    def _fresh(self, arms: list[tuple[float, str, float]], t_rest: float) -> list[tuple[float, str, float]]:
+    def _fresh(self, arms: list[tuple[float, str, float]], rest: Point, t_rest: float, owner_votes: Counter,
+               axis: float | None, label: str | None) -> list[tuple[float, str, float]]:
         """Of the arms that may have brought a card first seen at rest at ``t_rest`` ((time,
         player, confidence) each), the one player's that came within ``arm_before_s`` before it,
         when the others' were already there when that window opened: an arm lingering or passing
@@ -679,10 +681,15 @@ class PlayReader:
         fresh = [a for a in arms if opened <= a[0] <= t_rest - self.s.arm_min_lead_s]
         if not fresh or len(fresh) == len(arms) or len({who for _, who, _ in fresh}) != 1:
             return arms
+        # the arms at the spot before the window opened, those that had left by then too
+        stale = sorted([a for a in arms if a[0] < opened] + self._named_reaches(rest, opened, owner_votes, axis, label))
+        if any(who == fresh[0][1] for _, who, _ in stale):
+            # the fresh arm's player was there before: that hand coming back (to take a contest's
+            # copy back, dev clips 5357 4C and 5408 5S), not bringing the card
+            return arms
         # two players' arms there together before the window opened: a contest whose card was seen
-        # late under the hands, the later arm a third player's (dev clips 5357 4C, 5361 5D, 5405 3S,
-        # 5408 5S: each contest lost to the later arm)
-        stale = sorted(a for a in arms if a[0] < opened)
+        # late under the hands, the later arm a third player's (dev clips 5361 5D, 5405 3S: each
+        # contest lost to the later arm)
         if any(b[0] - a[0] <= self.s.arm_contest_s and a[1] != b[1] for a, b in zip(stale, stale[1:])):
             return arms
         return fresh
@@ -739,7 +746,8 @@ class PlayReader:
             return False
         free = {who: c for t_arm, who, c in self._fresh(
             [a for a in landing.arm_reaches if not self._arm_busy(a[1], landing.rest, a[0], inferred=True)],
-            landing.t_rest)}
+            landing.rest, landing.t_rest, landing.track.owner_votes,
+            self._rest_axis(landing.path, landing.rest_index), landing.track.label)}
         if len(free) != 1:
             return len(free) > 1
         (player, conf), = free.items()
