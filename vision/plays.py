@@ -577,10 +577,11 @@ class PlayReader:
         after the arms-unsure wait: when those two came together (within ``arm_contest_s``), they
         were a contest for this pile, and this card one copy of it. At landing a third arm,
         reaching past on its way to another pile, had named the card, and with two other arms
-        come as one no contest was inferred (dev clips 5351 2D, 5379 2H, 5386 4S, 5406 QD: the two
-        contenders' arms in one frame, a third player's 0.03-0.3 s later, who played elsewhere
+        come as one no contest was inferred (dev clips 5386 4S, 5406 QD, now found whole: the two
+        contenders' arms in one frame, a third player's 0.2 s later, who played 70-120 mm away
         0.1-0.3 s after; the card went to the third player or to one contender, the other copy
-        was lost)."""
+        was lost. 5351 2D and 5379 2H look alike but stay lost: the contenders' arms are kept
+        busy there by a phantom copy, or the third player's play elsewhere is misattributed)."""
         if not landing.unseen_arrival or landing.arm_reaches is None or landing.hidden_rival is not None:
             return
         free = [(t_arm, who) for t_arm, who, _ in landing.arm_reaches
