@@ -1502,7 +1502,8 @@ def test_a_contest_arm_gone_before_a_late_seen_card_was_looked_for_still_counts(
 
 
 @pytest.mark.parametrize("ana_came, ben_came, owners", [(0.9, None, ["cy"]), (1.3, None, ["ana"]),
-                                                        (0.9, 0.95, ["ana", "ben"]), (0.9, "cy", ["ana"])])
+                                                        (0.9, 0.95, ["ana", "ben"]), (0.9, "cy", ["ana"]),
+                                                        (0.9, "elsewhere", ["cy"])])
 def test_an_arm_already_at_the_pile_long_before_the_card_did_not_bring_it(ana_came, ben_came, owners):
     """cy's 2H is never seen on its way, and the blob at the pile names ana. ana's arm had been at
     the pile since 0.9 s, more than ``arm_before_s`` before the card lay there; cy's came at 1.84 s:
@@ -1511,15 +1512,21 @@ def test_an_arm_already_at_the_pile_long_before_the_card_did_not_bring_it(ana_ca
     nothing tells the two apart and the blob's entry stands. With ben's arm there together with
     ana's, the two were a contest whose card was seen late, and cy's later arm does not take it
     (dev clips 5361 5D, 5405 3S). Nor when cy's own arm was there before, left and came back: her
-    hand returning (to take a contest's copy back, dev clips 5357 4C, 5408 5S)."""
+    hand returning (to take a contest's copy back, dev clips 5357 4C, 5408 5S). But not when ben's
+    arm was only reaching past, to the Ace he put on another pile just then (fresh dev clip 5417:
+    cleo's arm over the 2D on its way to her 3S on the next pile, beside ana's, took ben's 3D)."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "dee", 0, 0.2)
     scene.play("2H", "cy", 0, 2.0)
+    if ben_came == "elsewhere":
+        scene.play("AD", "ben", 4, 1.1)
     frames = _unseen_in_flight(scene, 4.0, "2H", 2.0)
     ana, ben, cy = scene.seat_point(0), scene.seat_point(1), scene.seat_point(2)
     present = [(ana_came, 2.6, ana), (2.0 - 0.16, 2.3, cy)]
     if ben_came == "cy":
         present.append((0.5, 0.7, cy))
+    elif ben_came == "elsewhere":
+        present.append((0.95, 1.2, ben))
     elif ben_came is not None:
         present.append((ben_came, 2.6, ben))
     obs, _ = _read(scene, frames, 4.0, arms=_ArmsPresent(present, ana))
@@ -1728,3 +1735,31 @@ def test_a_second_arm_whose_player_has_a_play_still_pending_elsewhere_brings_no_
     assert len(two_s) == 1
     if dee_racing:
         assert two_s[0]["evidence"]["timing"]["reported_t"] > two_h["evidence"]["timing"]["reported_t"]
+
+
+@pytest.mark.parametrize("lying_as", ["cy", None])
+def test_a_card_never_seen_on_its_way_given_by_its_lie_to_another_arm_is_timed_by_that_arm(lying_as):
+    """cy's 2H is never seen on its way; ben's arm (reaching past) and cy's both came to the pile
+    in the second before it lay there, and the blob names ben, whose arm times it 0.5 s early.
+    Read lying as cy's cards do, it is cy's, and her arm times it (fresh dev clip 5417: ben's 3D
+    given to him by its lie, but timed from ana's arm, 0.5 s before it touched)."""
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "dee", 0, 0.2)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 4.0, "2H", 2.0)
+    if lying_as:
+        axis = Attributor(VisionConfig.from_dict(scene.config())).axes[lying_as]
+        for _, t, sightings in frames:
+            sightings[:] = [replace(s, axis_deg=axis) if s.label == "2H" else s for s in sightings]
+    ben, cy = scene.seat_point(1), scene.seat_point(2)
+    arms = _ArmsBySide([(1.5 - 0.16, ben), (2.0 - 0.16, cy)], ben)
+    obs, _ = _read(scene, frames, 4.0, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    if lying_as:
+        assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+    else:
+        assert two["player"] == "ben" and abs(two["t"] - 1.5) < 0.01

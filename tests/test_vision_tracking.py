@@ -155,3 +155,22 @@ def test_a_still_card_is_continued_elsewhere_only_once_seen_gone(looked_there):
         tr.update([TableSighting("4D", 0.9, 420.0, 300.0)], i, i / 30)
     # looked at and not there: it was picked up, this is it; never looked at: still lying there
     assert len(tr.tracks) == (1 if looked_there else 2)
+
+
+@pytest.mark.parametrize("looked_there", [False, True])
+def test_a_card_just_landed_is_continued_elsewhere_only_once_its_pile_was_looked_at(looked_there):
+    """Fresh dev clip 5417: ana's 3H lay on her pile, last read there 0.2 s before dev's 3H was
+    read on the next pile, 190 mm away, in a look that left ana's pile out. Hers is still lying
+    there, and dev's is another card; had the look taken in her pile and not found it, it would be
+    her copy lifted off (a contest's loser taking it back)."""
+    tr = CardTracker(fps=30)
+    for k in range(8):  # read every third frame: coming to rest on the pile
+        tr.update([TableSighting("3H", 0.9, 457.0, 507.0)], 3 * k, k / 10)
+    (hers,) = tr.tracks.values()
+    hers.landed_index = 2
+    # the next looks: hers not read, the other copy read
+    tr.looked = [(400.0, 300.0, 700.0, 560.0)] if looked_there else [(526.0, 300.0, 828.0, 490.0)]
+    for k in range(3):
+        tr.update([TableSighting("3H", 0.9, 611.0, 399.0)], 24 + 3 * k, 0.8 + k / 10)
+    assert (len(tr.tracks) == 1) == looked_there
+    assert (hers.last.x == 611.0) == looked_there

@@ -690,7 +690,10 @@ class PlayReader:
             return arms
         # two players' arms there together before the window opened: a contest whose card was seen
         # late under the hands, the later arm a third player's (dev clips 5361 5D, 5405 3S: each
-        # contest lost to the later arm)
+        # contest lost to the later arm). An arm whose player put a card on another pile just then
+        # only reached past, and makes no contest (fresh dev clip 5417: cleo's arm passing over
+        # the 2D on its way to her 3S on the next pile, beside ana's, took ben's later 3D)
+        stale = [a for a in stale if not self._arm_busy(a[1], rest, a[0])]
         if any(b[0] - a[0] <= self.s.arm_contest_s and a[1] != b[1] for a, b in zip(stale, stale[1:])):
             return arms
         return fresh
@@ -754,11 +757,15 @@ class PlayReader:
         (player, conf), = free.items()
         if player != landing.player:
             landing.player, landing.player_conf = player, conf
-            if landing.unseen_arrival and not any(a - 0.5 <= landing.t_rest <= b + 1.0 for a, b in self.blind):
-                timed = self._arm_contact(landing.rest, landing.t_rest, player, landing.track.label)
-                if timed is not None:
-                    landing.contact = timed
+            self._retime_to_arm(landing)
         return False
+
+    def _retime_to_arm(self, landing: Landing) -> None:
+        """A card never seen on its way, given to another player: its contact is their arm's."""
+        if landing.unseen_arrival and not any(a - 0.5 <= landing.t_rest <= b + 1.0 for a, b in self.blind):
+            timed = self._arm_contact(landing.rest, landing.t_rest, landing.player, landing.track.label)
+            if timed is not None:
+                landing.contact = timed
 
     def _pending_elsewhere(self, landing: Landing, player: str, t: float) -> bool:
         """Whether another card, still pending on another pile, is named ``player``'s for now, with
@@ -813,6 +820,9 @@ class PlayReader:
                 if len(fitting) == 1:
                     landing.player = fitting.pop()
                     landing.how = BY_LIE
+                    # (fresh dev clip 5417: a 3D never seen on its way, timed from another arm
+                    # 0.5 s before the one the lie names)
+                    self._retime_to_arm(landing)
             return
         rival = landing.hidden_rival
         if rival is not None:

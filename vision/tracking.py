@@ -312,6 +312,13 @@ class CardTracker:
                 # clip 5226: an AD under its pile, out of the look, continued 200 mm away onto a
                 # new Ace 0.2 s later, and that pile's first three cards went unreported)
                 continue
+            if landed and track.missed_looks == 0 and not self._looked_at(track.last.x, track.last.y) and \
+                    math.hypot(s.x - track.last.x, s.y - track.last.y) > self.jump_mm:
+                # nobody has looked where it landed since it was last seen there: it lies there
+                # still, and a copy seen elsewhere is another card (fresh dev clip 5417: dev's 3H
+                # on the next pile, seen 0.2 s after ana's was last read on hers, continued her
+                # card, which was taken for a copy taken back; dev's went unseen for 2 s)
+                continue
             px, py = track.last.x, track.last.y
             if len(track.samples) >= 2:
                 prev = track.samples[-2]
