@@ -304,20 +304,18 @@ class CardTracker:
                 continue
             landed = track.landed_index is not None
             settled = landed and t - track.samples[track.landed_index].t > self.settled_s
-            if (settled or ((landed or self._lying_unwatched(track)) and gap > 0.25)) and \
+            # nobody has looked where it landed since it was last seen there
+            unlooked = landed and track.missed_looks == 0 and not self._looked_at(track.last.x, track.last.y)
+            if (settled or unlooked or ((landed or self._lying_unwatched(track)) and gap > 0.25)) and \
                     math.hypot(s.x - track.last.x, s.y - track.last.y) > self.jump_mm:
                 # a card that lay still (on a pile, or where the detector has not looked since)
                 # and vanished was covered, or is still there: another copy is seen elsewhere. A
                 # card settled on a pile never leaves it, however soon the copy shows up (fresh dev
                 # clip 5226: an AD under its pile, out of the look, continued 200 mm away onto a
-                # new Ace 0.2 s later, and that pile's first three cards went unreported)
-                continue
-            if landed and track.missed_looks == 0 and not self._looked_at(track.last.x, track.last.y) and \
-                    math.hypot(s.x - track.last.x, s.y - track.last.y) > self.jump_mm:
-                # nobody has looked where it landed since it was last seen there: it lies there
-                # still, and a copy seen elsewhere is another card (fresh dev clip 5417: dev's 3H
-                # on the next pile, seen 0.2 s after ana's was last read on hers, continued her
-                # card, which was taken for a copy taken back; dev's went unseen for 2 s)
+                # new Ace 0.2 s later, and that pile's first three cards went unreported); one that
+                # landed a moment ago leaves it only once its pile was looked at and it was not
+                # there (fresh dev clip 5417: dev's 3H on the next pile, seen 0.2 s after ana's was
+                # last read on hers, continued her card, which was taken for a copy taken back)
                 continue
             px, py = track.last.x, track.last.y
             if len(track.samples) >= 2:
