@@ -1763,3 +1763,35 @@ def test_a_card_never_seen_on_its_way_given_by_its_lie_to_another_arm_is_timed_b
         assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
     else:
         assert two["player"] == "ben" and abs(two["t"] - 1.5) < 0.01
+
+
+@pytest.mark.parametrize("blob_names", ["ben", "dee"])
+def test_arms_from_across_the_table_reaching_two_neighbouring_piles_together_stop_at_the_nearer(blob_names):
+    """ben (left) puts his 2S on the left one of two neighbouring piles as dee (right) and ana
+    (bottom) put their 2Hs on the right one; none of the cards is seen on its way, and dee's 2H
+    is never seen at all (under ana's). The three arms meet over the piles in one blob, so each
+    seems to reach both piles, and the blob's entry names one player at both. A hand stops at the
+    first of the two piles on its way: the 2S is ben's, and the 2H a contest of ana's and dee's
+    (fresh dev clip 5430: ben's 5S given to dev, ana's and dev's 5H contest to ana and ben)."""
+    from dataclasses import replace
+
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AS", "cy", 6, 0.2)
+    scene.play("AH", "cy", 7, 0.4)
+    scene.play("2S", "ben", 6, 2.0)
+    scene.play("2H", "ana", 7, 2.0)
+    frames = _unseen_in_flight(scene, 4.5, "2S", 2.0)
+    axes = Attributor(VisionConfig.from_dict(scene.config())).axes
+    for _, t, sightings in frames:  # (each read lying as its player's cards do; 2H unseen on its way too)
+        sightings[:] = [replace(s, axis_deg=axes["ben" if s.label == "2S" else "ana"]) if s.label[0] == "2" else s
+                        for s in sightings if s.label != "2H" or t >= 2.05]
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    assert ben[0] < scene.slots[6][0] < scene.slots[7][0] < dee[0]  # (left seat, left pile, right pile, right seat)
+    arms = _ArmsAtSlots({scene.slots[6]: [(0.2 - 0.16, cy), (1.84, ana), (1.84, ben), (1.84, dee)],
+                         scene.slots[7]: [(0.4 - 0.16, cy), (1.84, ana), (1.84, ben), (1.84, dee)]},
+                        ben if blob_names == "ben" else dee)
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"][0] == "2") == \
+        [("2H", "ana", False), ("2H", "dee", True), ("2S", "ben", False)]

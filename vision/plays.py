@@ -111,6 +111,9 @@ class ReaderSettings:
     # they touched 0.3 s later; 24 dev clips: 6 of 24 such cards misnamed, 5 of them by an arm
     # whose player played elsewhere within arm_elsewhere_s or withdrew from this pile)
     arm_unsure_s: float = 1.2
+    # ... and an arm that reached its spot past another pile where a card landed just then, lying
+    # within this of the arm's way from its seat, stopped there (see PlayReader._reached_past)
+    way_mm: float = 60.0
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -220,6 +223,15 @@ class ReaderSettings:
 
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
 BY_LIE = "lie"  # a landing's `how` when the way its card lies named its player (see PlayReader._check_owner)
+
+
+def segment_distance(p: Point, a: Point, b: Point) -> float:
+    """Distance (mm) from ``p`` to the segment from ``a`` to ``b``."""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    length2 = dx * dx + dy * dy
+    u = 0.0 if length2 == 0 else min(max(((p[0] - ax) * dx + (p[1] - ay) * dy) / length2, 0.0), 1.0)
+    return math.hypot(p[0] - ax - u * dx, p[1] - ay - u * dy)
 
 
 def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[float]]:
@@ -584,9 +596,9 @@ class PlayReader:
         busy there by a phantom copy, or the third player's play elsewhere is misattributed)."""
         if not landing.unseen_arrival or landing.arm_reaches is None or landing.hidden_rival is not None:
             return
-        free = [(t_arm, who) for t_arm, who, _ in landing.arm_reaches
-                if not self._arm_busy(who, landing.rest, t_arm, inferred=True)
-                and not self._pending_elsewhere(landing, who, t_arm + self.s.arm_lead_s)]
+        free = [(t_arm, who) for t_arm, who, _ in self._reached_past(landing, [
+            a for a in landing.arm_reaches if not self._arm_busy(a[1], landing.rest, a[0], inferred=True)
+            and not self._pending_elsewhere(landing, a[1], a[0] + self.s.arm_lead_s)])]
         if len(free) != 2 or free[0][1] == free[1][1] or abs(free[0][0] - free[1][0]) > self.s.arm_contest_s:
             return
         if len(free) == len(landing.arm_reaches):
@@ -748,12 +760,21 @@ class PlayReader:
             landing.arm_reaches = self._landing_reaches(landing)
         if len({who for _, who, _ in landing.arm_reaches}) < 2:
             return False
-        free = {who: c for t_arm, who, c in self._fresh(
+        axis = self._rest_axis(landing.path, landing.rest_index)
+        free = {who: c for t_arm, who, c in self._reached_past(landing, self._fresh(
             [a for a in landing.arm_reaches if not self._arm_busy(a[1], landing.rest, a[0], inferred=True)],
-            landing.rest, landing.t_rest, landing.track.owner_votes,
-            self._rest_axis(landing.path, landing.rest_index), landing.track.label)}
-        if len(free) != 1:
-            return len(free) > 1
+            landing.rest, landing.t_rest, landing.track.owner_votes, axis, landing.track.label))}
+        if len(free) > 1:
+            fits = [who for who in free if self.attributor.fits_axis(who, axis)]
+            if landing.player not in free and len(fits) == 1:
+                # named for now by an arm that went elsewhere: the free arm the way it lies
+                # names, so that a card waiting beside it on the same arms is not held by a
+                # player who did not bring this one (fresh dev clip 5430, see _reached_past)
+                landing.player, landing.player_conf = fits[0], free[fits[0]]
+                self._retime_to_arm(landing)
+            return True
+        if not free:
+            return False
         (player, conf), = free.items()
         if player != landing.player:
             landing.player, landing.player_conf = player, conf
@@ -774,6 +795,33 @@ class PlayReader:
         return any(other is not landing and not other.canceled and other.player == player
                    and math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) > self.registry.join_mm
                    and abs(other.contact.t - t) < self.s.arm_elsewhere_s for other in self.pending)
+
+    def _reached_past(self, landing: Landing, arms: list[tuple[float, str, float]]) -> list[tuple[float, str, float]]:
+        """``arms`` (time, player, confidence) that may have brought a card never seen on its way,
+        less those that only reached past another pile on their way to it, as long as one is left:
+        a card landed there just then (contact within ``arm_elsewhere_s``), within ``way_mm`` of
+        the line from the arm's seat to this spot and nearer the seat, and that arm reached it too.
+        Players across the table reaching two neighbouring piles together meet over them in one
+        blob, and each arm seems to reach both (fresh dev clip 5430: ben's 5S and dev's 5H, 80 mm
+        apart, each given to the other); a hand stops at the first of them."""
+        def past(player: str) -> bool:
+            anchor = self.attributor.anchors.get(player)
+            if anchor is None:
+                return False
+            for other in self.pending:
+                if other is landing or other.canceled or abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
+                    continue
+                if other.player != player and player not in {who for _, who, _ in other.arm_reaches or ()}:
+                    continue
+                if math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) <= self.registry.join_mm:
+                    continue
+                nearer = math.dist(anchor, other.rest) + self.registry.join_mm < math.dist(anchor, landing.rest)
+                if nearer and segment_distance(other.rest, anchor, landing.rest) <= self.s.way_mm:
+                    return True
+            return False
+
+        kept = [a for a in arms if not past(a[1])]
+        return kept if kept else arms
 
     def _played_elsewhere(self, player: str, spot: Point, t: float) -> bool:
         """Whether ``player`` put a card on another pile (reported, or landed and pending) within
