@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.attribution import ArmWatcher
 
@@ -263,3 +264,36 @@ def test_an_arm_whose_root_settled_is_still_found_beside_the_other_arm_in_its_bl
     assert both.entry(spot, 0.9, 1.5)[1] > 450  # the entry is still the crossing arm's (unchanged)
     one = watcher(False)
     assert [where[1] > 500 for _, where in one.reaches(spot, 0.9, 1.5)] == [True]
+
+
+@pytest.mark.parametrize("left_arm", ["resting", "coming", "back later"])
+def test_a_hand_that_rested_at_the_spot_and_moves_again_is_no_arm_arriving(left_arm):
+    """ben's arm put a card on the pile at 1.0 s and his hand rested there, still (out of the
+    changed pixels), until 2.7 s; then it moved at the spot and his arm left across the left edge,
+    as dev's arm came in from the right (fresh dev clip 5412: ben's withdrawal taken for his arm
+    bringing dev's 4H, a contest). Looked for since ben's card, only dev's arm arrived. Had ben's
+    arm come in across the left edge instead, beside another hand moving at the spot, or come
+    back after his resting hand had left at 1.7 s, it arrived."""
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)  # (50, 30) px
+    for k in range(61):
+        t = 1.0 + k / 30
+        m = _mask()
+        if k < 6 or k >= 54:
+            m[28:33, 0:50] = True  # ben's arm: bringing his card, then leaving (or coming back)
+        elif k < 9:
+            m[27:34, 38:54] = True  # his hand letting go
+        if 51 <= k < 54 or (left_arm == "back later" and 20 <= k < 23):
+            m[24:36, 47:53] = True  # a hand moving at the spot, no arm crossing an edge
+        if left_arm == "back later" and 23 <= k < 29:
+            m[28:33, 0:50] = True  # (his resting hand leaving)
+        if left_arm != "resting" and 46 <= k < 54:
+            m[28:33, 0:min(5 * (k - 45), 40)] = True  # an arm coming in from the left edge
+        if k >= 52:
+            m[28:33, max(100 - 10 * (k - 51), 50):100] = True  # dev's arm coming from the right
+        arms.update(t, m, _to_mm)
+    found = [(round(t, 3), x < 200) for t, (x, _) in arms.reaches(spot, 2.3, 3.2, since=1.1)]
+    if left_arm == "resting":
+        assert found == [(2.867, False)]
+    else:
+        assert found == [(2.8, True), (2.867, False)]

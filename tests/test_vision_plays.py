@@ -1795,3 +1795,35 @@ def test_arms_from_across_the_table_reaching_two_neighbouring_piles_together_sto
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     assert sorted((o["card"], o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"][0] == "2") == \
         [("2H", "ana", False), ("2H", "dee", True), ("2S", "ben", False)]
+
+
+@pytest.mark.parametrize("carried", [False, True])
+def test_a_card_lying_still_one_look_before_it_lies_on_a_pile_far_off_was_not_carried_there(carried):
+    """An AC is read lying still in cy's layout, 106 mm from a pile, and one look (0.1 s) later an
+    AC lies on the pile, brought by dee's arm: no hand picks a card up, carries it and puts it down
+    that fast, so this is another copy (or a misread in the layout) and dee's arm names it (fresh
+    dev clip 5436: dev's 6D given to cleo so). Seen on its way from the layout, it is cy's."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=23)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker = CardTracker(fps=30)
+    reader = PlayReader(cfg, 30, arms=_Arm(scene.seat_point(3), reached=1.25))
+    pile = scene.slots[2]
+    layout = (pile[0] - 5.0, pile[1] - 106.0)  # (outside the common area)
+    obs = []
+    for i in range(90):
+        t = i / 30
+        at = None
+        if i % 3 == 0 and t < 1.45:
+            at = layout
+            if carried and t > 1.05:  # lifted at 1.05 s, on its way from 1.1 s
+                u = min((t - 1.05) / 0.4, 1.0)
+                at = (layout[0] + u * (pile[0] - layout[0]), layout[1] + u * (pile[1] - layout[1]))
+        elif i % 3 == 0:
+            at = pile
+        tracker.update([TableSighting("AC", 0.9, at[0], at[1])] if at else [], i, t)
+        obs += reader.update(tracker.tracks, t)
+    obs += reader.flush(3.0)
+    (o,) = obs
+    assert o["player"] == ("cy" if carried else "dee")

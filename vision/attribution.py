@@ -172,6 +172,17 @@ class Attributor:
 ARRIVAL_LOOKBACK_S = 1.0
 # ... and a run of frames showing an arm goes on through this many frames without it
 RUN_GAP_FRAMES = 2
+# A hand resting still at a spot drops out of the changed pixels; moving again (to leave), it shows
+# at the spot before its arm is seen crossing the edge, and its side's edge was still while it
+# rested: such a run is that arm resuming, not arriving (fresh dev clip 5412: ben's hand rested
+# 1.5 s beside the pile he had put his 3H on, and its withdrawal was taken for his arm bringing
+# dev's 4H, a contest). Told by the spot's blob crossing no side in RESUME_FRAMES of the frames in
+# the RESUME_S before the run, none crossing one, and no motion on the run's edge in the APPROACH_S
+# before those (an arm coming in crosses its edge on the way).
+RESUME_S = 0.1
+RESUME_FRAMES = 2
+APPROACH_S = 0.3
+RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is still the hand leaving
 
 
 class ArmWatcher:
@@ -315,25 +326,56 @@ class ArmWatcher:
         runs: dict[str, list[tuple[float, tuple[float, float]]]] = {}
         missed: dict[str, int] = {}  # frames in a row a run's side was not seen
         found: dict[str, tuple[float, tuple[float, float]]] = {}
+        seen: list[tuple[float, str, dict[str, int]]] = []  # per frame: what lay at the spot, motion per edge
+        resumed: dict[str, float] = {}  # side -> last frame of its hand that rested there moving again
         for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
-            sides = self._sides_in(mask, spot_mm, share, trail, rootless=True)
+            blob = self._blob_at(mask, spot_mm)
+            sides = {} if blob is None else self._sides_of(blob, mask, spot_mm, share, trail, rootless=True)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
                 if side in sides:
+                    if side not in runs:
+                        # (a hand moving again that leaves the spot a moment, on its way out, goes on)
+                        if t - resumed.get(side, -math.inf) > RESUME_GAP_S and not self._resumed(seen, side, t):
+                            resumed.pop(side, None)
+                        else:
+                            resumed[side] = t
+                    elif side in resumed:
+                        resumed[side] = t
                     runs.setdefault(side, []).append((t, sides[side]))
                     missed[side] = 0
                     start, where = runs[side][0]
+                    if side in resumed:
+                        start = first  # it came before it was looked for, when is unknown
                     if len(runs[side]) >= min_frames and t >= t0 and self._came_since(start, first, since):
-                        found[side] = (self._arrived(start, first, t0), where)
+                        found[side] = (first if side in resumed else self._arrived(start, first, t0), where)
                 elif side in runs:
                     # an arm crossing the edge flickers out of a frame or two where it merges
                     # with another or stands still a moment: the run goes on through such gaps
                     missed[side] = missed.get(side, 0) + 1
                     if missed[side] > RUN_GAP_FRAMES:
                         runs.pop(side)
+            seen.append((t, "crossed" if sides else "none" if blob is None else "sideless", self._edge_motion(mask)))
         return sorted(found.values())
+
+    @staticmethod
+    def _resumed(seen: list[tuple[float, str, dict[str, int]]], side: str, t: float) -> bool:
+        """Whether an arm first seen crossing ``side`` at ``t`` is a hand that rested at the spot
+        moving again (see ``RESUME_S``), from ``seen``: (time, what lay at the spot: "none",
+        "sideless" or "crossed", changed pixels per edge) of the frames before."""
+        just_before = [state for tf, state, _ in seen if t - RESUME_S - 1e-6 <= tf < t]
+        if just_before.count("sideless") < RESUME_FRAMES or "crossed" in just_before:
+            return False
+        approach = [edges[side] for tf, _, edges in seen if t - RESUME_S - APPROACH_S - 1e-6 <= tf < t - RESUME_S - 1e-6]
+        return bool(approach) and not any(approach)
+
+    def _edge_motion(self, mask: np.ndarray) -> dict[str, int]:
+        """Changed pixels along each edge of the watched area (the band an arm crossing it fills)."""
+        e = self.edge_px + self.join_px
+        return {"left": int(mask[:, :e].sum()), "top": int(mask[:e].sum()),
+                "right": int(mask[:, -e:].sum()), "bottom": int(mask[-e:].sum())}
 
     def departures(self, spot_mm: tuple[float, float], t0: float, t1: float, share: float = 0.3,
                    reach_mm: float = 60.0) -> dict[str, tuple[float, tuple[float, float]]]:
@@ -440,6 +482,11 @@ class ArmWatcher:
         blob = self._blob_at(mask, spot_mm)
         if blob is None:
             return {}
+        return self._sides_of(blob, mask, spot_mm, share, trail, rootless)
+
+    def _sides_of(self, blob: np.ndarray, mask: np.ndarray, spot_mm: tuple[float, float], share: float,
+                  trail: np.ndarray | None = None, rootless: bool = False) -> dict[str, tuple[float, float]]:
+        """:meth:`_sides_in` for the spot's blob ``blob`` of ``mask``."""
         sides = self._crossings(blob, mask.shape, share)
         if not sides and trail is not None:
             # the spot's blob reaches no edge: follow it through where the arm moved in just before

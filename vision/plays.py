@@ -190,6 +190,9 @@ class ReaderSettings:
     # 4343: a 3S and a 2H on a pile, read again, joined to another copy lying in a layout 340 and
     # 410 mm away 0.1 s before, were reported again as new plays)
     jump_mm_s: float = 3000.0
+    # ... or one lying still at the sighting before, less than this before: a reach from a card
+    # lying still to the pile takes longer (simulated reaches 0.15 s + distance / 0.7-1.3 m/s)
+    reach_min_s: float = 0.15
     # A card never seen on its way whose read fits no play where it lies (no pile and not an Ace,
     # another suit, a rank at or below the pile's top, or more than max_skip ranks above it) is no
     # play to rule: a card of a layout by the common area's edge (its centre placed inside from one
@@ -621,7 +624,15 @@ class PlayReader:
         the card joined into one track (a copy lying in a layout, and the card on a pile read
         again)."""
         d, dt = self._hop(samples, i, rest)
-        return d > self.s.unseen_flight_mm and d > self.s.jump_mm_s * max(dt, 1e-6)
+        if d <= self.s.unseen_flight_mm:
+            return False
+        if d > self.s.jump_mm_s * max(dt, 1e-6):
+            return True
+        # a card lying still one look before: picking it up, carrying it and putting it down takes
+        # longer than that (fresh dev clip 5436: a 6D misread in cleo's layout for 2.8 s, dev's 6D
+        # on the pile 106 mm away 0.1 s after its last sighting there, given to cleo)
+        return dt < self.s.reach_min_s and i >= 2 and \
+            math.hypot(samples[i - 1].x - samples[i - 2].x, samples[i - 1].y - samples[i - 2].y) <= self.s.rest_mm
 
     @staticmethod
     def _hop(samples: list, i: int, rest: Point) -> tuple[float, float]:
