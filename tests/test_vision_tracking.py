@@ -174,3 +174,21 @@ def test_a_card_just_landed_is_continued_elsewhere_only_once_its_pile_was_looked
         tr.update([TableSighting("3H", 0.9, 611.0, 399.0)], 24 + 3 * k, 0.8 + k / 10)
     assert (len(tr.tracks) == 1) == looked_there
     assert (hers.last.x == 611.0) == looked_there
+
+
+def test_a_second_copy_seen_beside_a_followed_card_is_another_card():
+    """Two 2Hs come to one pile together (a tie: both stay, 40 mm apart), at the detector's pace
+    (every third frame). The first is read at rest alone, then both are read in each look, the
+    second listed first: it is another card, not the first one refound, so each copy keeps a
+    track that lies still (fresh dev clip 5448: one track alternating between them never came to
+    rest, and the pile's hearts were all lost)."""
+    looks = {315: [(557.0, 309.0, 0.77), (624.0, 342.0, 0.72)], 327: [(612.0, 290.0, 0.64)]}
+    for f in range(333, 360, 6):
+        looks[f] = [(607.0, 329.0, 0.86), (612.0, 290.0, 0.6)]
+    tr = CardTracker(fps=30)
+    for f in range(315, 360, 3):
+        tr.update([TableSighting("2H", c, x, y) for x, y, c in looks.get(f, [])], frame=f, t=f / 30)
+    tracks = [c for c in tr.tracks.values() if c.label == "2H"]
+    assert len(tracks) == 2
+    for c in tracks:
+        assert max(math.hypot(s.x - c.last.x, s.y - c.last.y) for s in c.samples[1:]) < 1.0

@@ -133,6 +133,7 @@ class CardTracker:
         self.looked: list[tuple[float, float, float, float]] | None = None
         self.still_mm = 6.0  # a track whose last samples stay this close was lying still
         self.jump_mm = 40.0  # ... and is continued farther than this only once seen to be gone
+        self.copy_apart_mm = 20.0  # two sightings of one identity this far apart in a frame are two copies
         self.settled_s = 1.5  # a card landed this long ago lies on its pile for good (contest copies go sooner)
         self.tracks: dict[int, CardTrack] = {}
         self._next_id = 1
@@ -182,6 +183,10 @@ class CardTracker:
             out = bt.update(dets, timestamp=t)
             ids = out.tracker_id if out.tracker_id is not None else np.full(len(out), -1)
             pending = [p for p in self._pending.get(label, []) if t - p[1] <= 3.0 / self.fps]
+            # cards whose tracklets are followed in this frame, and where: a sighting well away from
+            # one of them now is another copy
+            followed = {self._link[(label, int(i))]: group[int(out.data["i"][k])]
+                        for k, i in enumerate(ids) if (label, int(i)) in self._link}
             new_pending = []
             for k in range(len(out)):
                 s = group[int(out.data["i"][k])]
@@ -190,7 +195,7 @@ class CardTracker:
                     new_pending.append((frame, t, s))
                     continue
                 fresh = (label, bt_id) not in self._link
-                track = self._card_for(label, bt_id, s, t)
+                track = self._card_for(label, bt_id, s, t, followed)
                 if fresh and not track.samples:
                     self._recall_origin(track, s, t)
                 if fresh and (not track.samples or track.last.t < t - 0.5 / self.fps):
@@ -279,7 +284,8 @@ class CardTracker:
         if s.owner:
             track.owner_votes[s.owner] += 1
 
-    def _card_for(self, label: str, bt_id: int, s: TableSighting, t: float) -> CardTrack:
+    def _card_for(self, label: str, bt_id: int, s: TableSighting, t: float,
+                  followed: dict[int, TableSighting] | None = None) -> CardTrack:
         key = (label, bt_id)
         if key in self._link and self._link[key] in self.tracks:
             return self.tracks[self._link[key]]
@@ -294,6 +300,12 @@ class CardTracker:
                 continue
             # updated in this very frame: followed by a live tracklet, so not lost
             if track.id in linked and gap < 0.5 / self.fps:
+                continue
+            # about to be updated in this frame, well away: another copy (fresh dev clip 5448: both
+            # copies of a tied 2H lay on the pile 40 mm apart, the second joined the first's track,
+            # its reads alternating between them, never at rest: the pile's hearts all lost)
+            now = (followed or {}).get(track.id)
+            if now is not None and math.hypot(now.x - s.x, now.y - s.y) > self.copy_apart_mm:
                 continue
             if any(math.hypot(track.last.x - x, track.last.y - y) < 8.0 for x, y in self.hidden.get(label, ())):
                 continue  # still lying where it was, just not tracked: not the card now seen
