@@ -1365,20 +1365,21 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
         assert "lies as cy's cards do" in seen["evidence"]["occlusion"]
 
 
-@pytest.mark.parametrize("next_card, confirmed", [("3H", True), ("4H", False)])
-def test_a_flagged_play_is_confirmed_by_the_next_card_built_on_it(next_card, confirmed):
+@pytest.mark.parametrize("next_card, later_s, confirmed", [("3H", 2.0, True), ("4H", 2.0, False), ("3H", 30.0, True)])
+def test_a_flagged_play_is_confirmed_by_the_next_card_built_on_it(next_card, later_s, confirmed):
     # ben's 2H is read too weakly to rule (flagged for review); cy then plays 3H on it: a card that
-    # fits only on the 2H says the 2H was played, so both are ruled (a 4H confirms nothing)
+    # fits only on the 2H says the 2H was played, so both are ruled (a 4H confirms nothing). A pile
+    # may stay untouched for half a minute and more before the next card comes.
     from dataclasses import replace
 
     scene = SyntheticScene(PLAYERS, seed=5, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "ben", 0, 2.0)
-    scene.play(next_card, "cy", 0, 4.0)
-    frames = scene.frames(5.5)
+    scene.play(next_card, "cy", 0, 2.0 + later_s)
+    frames = scene.frames(3.5 + later_s)
     for _, _, sightings in frames:
         sightings[:] = [replace(s, confidence=0.5) if s.label == "2H" else s for s in sightings]
-    obs, reader = _read(scene, frames, 5.5)
+    obs, reader = _read(scene, frames, 3.5 + later_s)
     played = [(o["card"], o["player"]) for o in obs]
     if confirmed:
         assert played == [("AH", "ana"), ("2H", "ben"), ("3H", "cy")]
@@ -1827,3 +1828,25 @@ def test_a_card_lying_still_one_look_before_it_lies_on_a_pile_far_off_was_not_ca
     obs += reader.flush(3.0)
     (o,) = obs
     assert o["player"] == ("cy" if carried else "dee")
+
+
+@pytest.mark.parametrize("dee_came", [True, False])
+def test_a_hidden_copys_arm_proved_busy_elsewhere_gives_way_to_the_next_arm_that_came_with_the_seen_one(dee_came):
+    """cy's 2H is never seen on its way, and dee's copy of it, under cy's, is never seen at all.
+    ben's arm, on its way to put an AS (never seen on its way either) on the next pile, crossed
+    the 2H's pile in the same frame as cy's; dee's came 0.1 s before. The second arm nearest cy's
+    in time is ben's, but his Ace proves his hand busy there: dee's arm is the hidden copy's
+    (fresh dev clip 5441: dev's 6D lost so). With no arm of dee's, there is no hidden copy."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("AS", "ben", 1, 2.05)
+    frames = [(i, t, [s for s in f if s.label != "AS" or t >= 2.1])
+              for i, t, f in _unseen_in_flight(scene, 3.5, "2H", 2.0)]
+    cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
+    at_hearts = [(2.0 - 0.16, cy), (2.0 - 0.16, ben)] + ([(1.9 - 0.16, dee)] if dee_came else [])
+    arms = _ArmsAt({scene.slots[0]: (cy, at_hearts), scene.slots[1]: (ben, [(2.05 - 0.16, ben)])})
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == [("AH", "ana"), ("AS", "ben")]
+    hearts = sorted((o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"] == "2H")
+    assert hearts == ([("cy", False), ("dee", True)] if dee_came else [("cy", False)])

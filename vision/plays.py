@@ -48,7 +48,9 @@ class ReaderSettings:
     # (Any card read in the common area, watched so, made 6 -> 13 phantoms on 24 dev clips.)
     watch_seen_s: float = 0.6
     rival_wait_s: float = 0.9  # the longest a play waits for a rival copy still in flight
-    confirm_flagged_s: float = 20.0  # a flagged play is confirmed by a card built on it this soon after
+    # a flagged play is confirmed by a card built on it this soon after (a pile may sit untouched
+    # for half a minute: fresh dev clip 5448, a flagged 2H's 3H came 24 s later, the hearts lost)
+    confirm_flagged_s: float = 120.0
     # An Ace starts a pile wherever it lies, so no legality check backs its read as one backs any
     # other card's: an Ace read less surely than this is held (flagged) until a 2 is played on it,
     # then reported (in the 2's suit, see PlayReader._confirm_flagged_ace). 12 fresh dev clips
@@ -272,6 +274,9 @@ class Landing:
     unseen_arrival: bool = False  # never seen on its way to where it rests
     spots: list[Point] = field(default_factory=list)  # the two spots its reads alternate between (_rest_in_turn)
     arm_reaches: "list[tuple[float, str, float]] | None" = None  # the arms that reached it (see _arms_unsure)
+    # its own arm, the other arms that came with it (nearest in time first) and whether it had no
+    # path, when a hidden rival was inferred (see _next_free_arm)
+    contest_arms: "tuple[tuple[float, str], list[tuple[float, str]], bool] | None" = None
 
     @property
     def path(self) -> list:
@@ -553,6 +558,8 @@ class PlayReader:
             return  # its path names a third player: the arms are not this card's contest
         if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
             self._set_arm_contest(landing, mine, other, path_less)
+            spare = [r for r in reached if r not in (mine, other) and abs(r[0] - mine[0]) <= self.s.arm_contest_s]
+            landing.contest_arms = (mine, sorted(spare, key=lambda r: abs(r[0] - mine[0])), path_less)
 
     def _set_arm_contest(self, landing: Landing, mine: tuple[float, str], other: tuple[float, str],
                          path_less: bool) -> None:
@@ -1884,6 +1891,9 @@ class PlayReader:
         for landing, seen, due in self._hidden:
             if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)):
                 keep.append((landing, seen, due))
+                continue
+            if self._next_free_arm(landing, t) and not final:
+                keep.append((landing, seen, due))  # asked again with that arm (its exits too)
             elif self._hidden_rival_stands(landing, t):
                 if self._seen_arm_played_elsewhere(landing):
                     out.append(self._released(self._seen_is_rivals(landing, seen), t))
@@ -1893,6 +1903,23 @@ class PlayReader:
                 out.append(self._released(seen, t))  # no hidden copy after all: the seen one alone, as measured
         self._hidden = keep
         return out
+
+    def _next_free_arm(self, landing: Landing, t: float) -> bool:
+        """When the hidden copy's arm proves to have played elsewhere, the next arm that came with
+        the seen copy's (within ``arm_contest_s``, not busy either) is taken as the hidden copy's
+        instead. Three arms at one spot: the other copy's and a reach past it, the reach nearer in
+        time to the seen copy's arm (fresh dev clip 5441: a 6D contest, ben's arm seen at 29.1 s,
+        dev's at 29.0 s and cleo's at 29.1 s on her way to an Ace beside it; cleo's was taken, her
+        Ace proved her busy, and dev's copy was lost). ``True`` when another arm was taken."""
+        if landing.contest_arms is None or self._rival_tracked(landing, t) or not self._arm_played_elsewhere(landing):
+            return False
+        mine, spare, path_less = landing.contest_arms
+        while spare:
+            arm = spare.pop(0)
+            if arm[1] != landing.player and not self._arm_busy(arm[1], landing.rest, arm[0], inferred=True):
+                self._set_arm_contest(landing, mine, arm, path_less)
+                return True
+        return False
 
     def _hidden_needs_survivor(self, landing: Landing, label: str, t: float) -> bool:
         """:meth:`_needs_survivor` for a contest whose other copy was seen only as a second arm:
