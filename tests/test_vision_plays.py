@@ -639,6 +639,27 @@ def test_arms_far_apart_are_a_contest_only_when_one_is_seen_taking_its_copy_back
     assert ruling["winner"] == "cy" and not ruling["tie"]
 
 
+@pytest.mark.parametrize("ben_arrived", [2.08, 2.25])
+def test_a_second_arm_first_seen_just_after_the_card_lay_there_is_still_a_contest(ben_arrived):
+    """ben's arm, merged with cy's over the pile, is first seen reaching it 0.03 s after cy's 2H
+    (never seen on its way) lay there, and stays to take his copy back: a contest (fresh dev clip
+    5443: ana's 2S copy, her arm seen 0.03 s after ben's card lay on the pile, was lost). An arm
+    first seen 0.2 s after is another's coming later."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (ben_arrived, scene.seat_point(1), 2.6)], rested=True)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    if ben_arrived > 2.2:
+        assert set(twos) == {"cy"}
+        return
+    assert set(twos) == {"cy", "ben"} and twos["ben"]["evidence"]["inferred"]
+    ruling = _cys_dispute(obs)
+    assert ruling["winner"] == "cy" and not ruling["tie"]
+
+
 @pytest.mark.parametrize("cy_left, askew", [(2.2, False), (2.5, False), (2.2, True)])
 def test_a_second_arm_never_seen_leaving_the_pile_brings_a_copy_only_if_the_other_arm_stayed(cy_left, askew):
     """ben's arm, there with cy's, is never seen leaving the spot. With cy's arm gone 0.18 s
@@ -1830,23 +1851,27 @@ def test_a_card_lying_still_one_look_before_it_lies_on_a_pile_far_off_was_not_ca
     assert o["player"] == ("cy" if carried else "dee")
 
 
-@pytest.mark.parametrize("dee_came", [True, False])
-def test_a_hidden_copys_arm_proved_busy_elsewhere_gives_way_to_the_next_arm_that_came_with_the_seen_one(dee_came):
+@pytest.mark.parametrize("dee_came, cy_busy", [(True, False), (False, False), (True, True)])
+def test_a_hidden_copys_arm_proved_busy_elsewhere_gives_way_to_the_next_arm_that_came_with_the_seen_one(dee_came, cy_busy):
     """cy's 2H is never seen on its way, and dee's copy of it, under cy's, is never seen at all.
     ben's arm, on its way to put an AS (never seen on its way either) on the next pile, crossed
     the 2H's pile in the same frame as cy's; dee's came 0.1 s before. The second arm nearest cy's
     in time is ben's, but his Ace proves his hand busy there: dee's arm is the hidden copy's
-    (fresh dev clip 5441: dev's 6D lost so). With no arm of dee's, there is no hidden copy."""
+    (fresh dev clip 5441: dev's 6D lost so). With no arm of dee's, there is no hidden copy; with
+    cy's hand busy on another pile too, all the arms were passing (5440: a misread 5D so)."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)
     scene.play("AS", "ben", 1, 2.05)
+    if cy_busy:
+        scene.play("AD", "cy", 2, 2.1)
     frames = [(i, t, [s for s in f if s.label != "AS" or t >= 2.1])
               for i, t, f in _unseen_in_flight(scene, 3.5, "2H", 2.0)]
     cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
     at_hearts = [(2.0 - 0.16, cy), (2.0 - 0.16, ben)] + ([(1.9 - 0.16, dee)] if dee_came else [])
     arms = _ArmsAt({scene.slots[0]: (cy, at_hearts), scene.slots[1]: (ben, [(2.05 - 0.16, ben)])})
     obs, _ = _read(scene, frames, 3.5, arms=arms)
-    assert sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == [("AH", "ana"), ("AS", "ben")]
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == \
+        [("AD", "cy")] * cy_busy + [("AH", "ana"), ("AS", "ben")]
     hearts = sorted((o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"] == "2H")
-    assert hearts == ([("cy", False), ("dee", True)] if dee_came else [("cy", False)])
+    assert hearts == ([("cy", False), ("dee", True)] if dee_came and not cy_busy else [("cy", False)])

@@ -76,6 +76,7 @@ class ReaderSettings:
     contest_sep_mm: float = 2.5  # end points closer than this cannot tell which card is on top
     path_conf: float = 0.3  # a path this unsure of its seat asks the arm (motion) for the origin
     arm_before_s: float = 0.9  # ... an arm at the spot up to this long before the card was seen at rest
+    arm_after_s: float = 0.1  # ... or just after (an arm merged with another's is seen late)
     arm_lead_s: float = 0.16  # an arm reaches a spot this long before the card it brings touches it
     arm_min_lead_s: float = 0.1  # ... and never less than this before the card lies there
     # a card on a pile came with an arm that reached it later than this after the arm of the card
@@ -517,7 +518,7 @@ class PlayReader:
 
         def arms_from(t0: float) -> list[tuple[float, str]]:
             reached: list[tuple[float, str]] = []
-            for t_arm, entry in self.arms.reaches(landing.rest, t0, t_seen, since=since):
+            for t_arm, entry in self.arms.reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
                 if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
@@ -732,7 +733,7 @@ class PlayReader:
                        label: str | None = None) -> list[tuple[float, str, float]]:
         """(time, player, confidence) of each arm that reached ``rest`` as a card came to rest there
         (from ``arm_before_s`` before until just after ``t_rest``) and whose side names a player."""
-        t0, t1 = t_rest - self.s.arm_before_s, t_rest + 0.1
+        t0, t1 = t_rest - self.s.arm_before_s, t_rest + self.s.arm_after_s
         named = []
         for t_arm, where in self.arms.reaches(rest, t0, t1, since=self._arms_since(rest, label)):
             who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
@@ -1914,6 +1915,10 @@ class PlayReader:
         if landing.contest_arms is None or self._rival_tracked(landing, t) or not self._arm_played_elsewhere(landing):
             return False
         mine, spare, path_less = landing.contest_arms
+        if self._arm_busy(mine[1], landing.rest, mine[0], inferred=True):
+            # the seen copy's arm was busy elsewhere too: arms passing on their way to other piles
+            # (fresh dev clip 5440: a misread 5D beside a 5S contest, all three arms at it passing)
+            return False
         while spare:
             arm = spare.pop(0)
             if arm[1] != landing.player and not self._arm_busy(arm[1], landing.rest, arm[0], inferred=True):
