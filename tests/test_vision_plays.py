@@ -1118,14 +1118,15 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
-@pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "her lie", "one of two arms", None])
+@pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "her lie", "one of two arms", "a misread", None])
 def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_copy_to_the_second(cy_elsewhere):
     """ben's 2H is never seen on its way; cy's arm, reaching past its pile to put an Ace on the
     next one, came there first and named the 2H hers, ben's arm the second copy's. Once cy's Ace
     is known for hers (seen coming, put down by her arm alone, or lying as her cards do where
     dee's arm came first), the 2H is ben's alone. An Ace that dee's arm reached too (dee, busy
     with an Ace of her own, was only passing) is cy's, but not surely enough to take a copy from
-    her; without it the two arms are a contest."""
+    her; without it the two arms are a contest. So too when her "card" elsewhere is a read no play
+    fits that nobody was seen bringing: a misread, not a play."""
     from dataclasses import replace
 
     from vision.attribution import Attributor
@@ -1140,6 +1141,8 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
     if cy_elsewhere not in (None, "seen coming"):
         frames = [(i, t, [x for x in f if x.label != "AS" or t >= 2.3]) for i, t, f in frames]
+    if cy_elsewhere == "a misread":  # a read no play fits, never seen coming: no play (fresh dev clip 5452)
+        frames = [(i, t, [replace(x, label="9C") if x.label == "AS" else x for x in f]) for i, t, f in frames]
     cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
     ace_arms = [(2.25 - 0.16, cy)] + ([(2.25 - 0.14, dee)] if cy_elsewhere == "one of two arms" else [])
     ace_entry = cy
@@ -1161,7 +1164,8 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
         assert not two["evidence"].get("inferred") and abs(two["t"] - 2.0) < 0.01  # ben's arm's clock
     else:
         assert hearts == ["ben", "cy"]
-        assert cy_elsewhere is None or [o["player"] for o in obs if o["card"][0] == "A"] == ["ana", "dee", "cy"]
+        aces = {None: None, "a misread": ["ana"], "one of two arms": ["ana", "dee", "cy"]}[cy_elsewhere]
+        assert aces is None or [o["player"] for o in obs if o["card"][0] == "A"] == aces
 
 
 class _ArmsAtLeaving(_ArmsAt):

@@ -1956,7 +1956,10 @@ class PlayReader:
         """Whether one of ``landings`` is ``player``'s, on another pile than ``spot``, within
         ``arm_elsewhere_s`` of ``t``, and surely theirs (:meth:`_owner_sure`): their hand was busy
         there, so their arm at ``spot`` only reached past."""
+        # (a read no play fits, never seen coming, is no play: a misread, flagged, fresh dev clip
+        # 5452: a "10C" by ana's layout gave cleo's 8D to dev, and cleo's arm no copy)
         return any(not other.canceled and other.player == player and other.hidden_rival is None
+                   and (other.legal or not other.unseen_arrival)
                    and math.hypot(other.rest[0] - spot[0], other.rest[1] - spot[1]) > self.registry.join_mm
                    and abs(other.contact.t - t) < self.s.arm_elsewhere_s and self._owner_sure(other)
                    for other in landings)
