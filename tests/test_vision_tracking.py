@@ -192,3 +192,24 @@ def test_a_second_copy_seen_beside_a_followed_card_is_another_card():
     assert len(tracks) == 2
     for c in tracks:
         assert max(math.hypot(s.x - c.last.x, s.y - c.last.y) for s in c.samples[1:]) < 1.0
+
+
+def test_a_card_read_only_in_alternate_looks_beside_another_copy_is_still_followed():
+    """dev's 2H lies on one pile and the tied 2Hs on another 270 mm away; the detector looks where
+    things change, so the two spots are read in turn, each every other look. ByteTrack drops a
+    tracklet that finds no detection in the next update of its identity, so the second spot's
+    never outlived one; it is followed all the same (report clip 90223: both copies of a tied 2H
+    lost, read five times in 0.6 s). A single read is not followed."""
+    dev, tied = (842.0, 503.0), (612.0, 299.0)
+    looks = [(1468, dev), (1471, tied), (1474, dev), (1477, dev), (1480, tied), (1483, dev), (1486, tied),
+             (1489, dev), (1492, tied)]
+    tr = CardTracker(fps=30)
+    for f, (x, y) in looks:
+        tr.update([TableSighting("2H", 0.85, x, y)], frame=f, t=f / 30)
+    at = {spot: [c for c in tr.tracks.values() if math.hypot(c.last.x - spot[0], c.last.y - spot[1]) < 5] for spot in (dev, tied)}
+    assert len(at[dev]) == 1 and len(at[tied]) == 1
+    assert len(at[tied][0].samples) >= 3 and all(math.hypot(s.x - tied[0], s.y - tied[1]) < 1 for s in at[tied][0].samples)
+    once = CardTracker(fps=30)
+    for f, (x, y) in looks[:2] + looks[2:4]:
+        once.update([TableSighting("2H", 0.85, x, y)], frame=f, t=f / 30)
+    assert not any(math.hypot(c.last.x - tied[0], c.last.y - tied[1]) < 5 for c in once.tracks.values())

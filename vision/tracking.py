@@ -117,6 +117,9 @@ class CardTracker:
         # A new ByteTrack tracklet reports id -1 on its first frame; keep that sighting so the
         # card's first position (its origin, used for attribution) is not lost.
         self._pending: dict[str, list[tuple[int, float, TableSighting]]] = {}
+        # Sightings ByteTrack left untracked lately, by identity (see _lying_unconfirmed).
+        self._unconfirmed: dict[str, list[tuple[int, float, TableSighting]]] = {}
+        self.unconfirmed_s = 0.7
         # Cards the caller saw but chose not to track this frame (lying still outside the area of
         # interest): a track ending where one of them lies is not lost, so nothing is stitched to it.
         self.hidden: dict[str, list[tuple[float, float]]] = {}
@@ -193,6 +196,9 @@ class CardTracker:
                 bt_id = int(ids[k])
                 if bt_id < 0:
                     new_pending.append((frame, t, s))
+                    still = self._lying_unconfirmed(label, frame, t, s, followed)
+                    if still is not None:
+                        updated.append(still)
                     continue
                 fresh = (label, bt_id) not in self._link
                 track = self._card_for(label, bt_id, s, t, followed)
@@ -214,6 +220,32 @@ class CardTracker:
                 self._lying[label] = [k for k in self._lying[label]
                                       if all(math.hypot(k[0] - s.x, k[1] - s.y) >= 8.0 for s in group)]
         return updated
+
+    def _lying_unconfirmed(self, label: str, frame: int, t: float, s: TableSighting,
+                           followed: dict[int, TableSighting]) -> CardTrack | None:
+        """A sighting ByteTrack leaves untracked where a card of its identity lies still: followed
+        here. ByteTrack drops a new tracklet that finds no detection in the next update of its
+        identity; two copies read in alternate looks (the detector looks where things changed)
+        each come in every other update, so the second copy's tracklet never outlived one (report
+        clip 90223: a tied 2H on its pile read five times in 0.6 s, never tracked, both copies
+        lost). The sighting continues a card last seen within ``still_mm`` of it a moment before,
+        or starts one with an earlier such sighting there."""
+        earlier = [u for u in self._unconfirmed.get(label, []) if 0.0 < t - u[1] <= self.unconfirmed_s]
+        self._unconfirmed[label] = earlier + [(frame, t, s)]
+        for track in self.tracks.values():
+            if track.label == label and not track.left and track.id not in followed and 0.0 < t - track.last.t <= self.unconfirmed_s \
+                    and math.hypot(track.last.x - s.x, track.last.y - s.y) <= self.still_mm:
+                self._add(track, frame, t, s, label)
+                return track
+        near = [u for u in earlier if math.hypot(u[2].x - s.x, u[2].y - s.y) <= self.still_mm]
+        if not near:
+            return None
+        track = CardTrack(self._next_id, label)
+        self.tracks[track.id] = track
+        self._next_id += 1
+        self._add(track, near[-1][0], near[-1][1], near[-1][2], label)
+        self._add(track, frame, t, s, label)
+        return track
 
     def _count_misses(self, t: float, updated: set[int]) -> None:
         """Tracks not seen in this frame although the detector looked where they were."""
