@@ -233,8 +233,10 @@ class CardTracker:
         earlier = [u for u in self._unconfirmed.get(label, []) if 0.0 < t - u[1] <= self.unconfirmed_s]
         self._unconfirmed[label] = earlier + [(frame, t, s)]
         for track in self.tracks.values():
-            if track.label == label and not track.left and track.id not in followed and 0.0 < t - track.last.t <= self.unconfirmed_s \
-                    and math.hypot(track.last.x - s.x, track.last.y - s.y) <= self.still_mm:
+            if track.label != label or track.left or track.id in followed:
+                continue
+            if 0.0 < t - track.last.t <= self.unconfirmed_s and \
+                    math.hypot(track.last.x - s.x, track.last.y - s.y) <= self.still_mm:
                 self._add(track, frame, t, s, label)
                 return track
         near = [u for u in earlier if math.hypot(u[2].x - s.x, u[2].y - s.y) <= self.still_mm]
