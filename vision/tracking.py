@@ -319,7 +319,7 @@ class CardTracker:
             track.owner_votes[s.owner] += 1
 
     def _card_for(self, label: str, bt_id: int, s: TableSighting, t: float,
-                  followed: dict[int, TableSighting] | None = None) -> CardTrack:
+                  followed: dict[int, TableSighting]) -> CardTrack:
         key = (label, bt_id)
         if key in self._link and self._link[key] in self.tracks:
             return self.tracks[self._link[key]]
@@ -338,7 +338,7 @@ class CardTracker:
             # about to be updated in this frame, well away: another copy (fresh dev clip 5448: both
             # copies of a tied 2H lay on the pile 40 mm apart, the second joined the first's track,
             # its reads alternating between them, never at rest: the pile's hearts all lost)
-            now = (followed or {}).get(track.id)
+            now = followed.get(track.id)
             if now is not None and math.hypot(now.x - s.x, now.y - s.y) > self.copy_apart_mm:
                 continue
             if any(math.hypot(track.last.x - x, track.last.y - y) < 8.0 for x, y in self.hidden.get(label, ())):
