@@ -1879,3 +1879,22 @@ def test_a_hidden_copys_arm_proved_busy_elsewhere_gives_way_to_the_next_arm_that
         [("AD", "cy")] * cy_busy + [("AH", "ana"), ("AS", "ben")]
     hearts = sorted((o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"] == "2H")
     assert hearts == ([("cy", False), ("dee", True)] if dee_came and not cy_busy else [("cy", False)])
+
+
+def test_a_tied_copy_first_read_a_card_width_from_the_other_on_the_same_pile_is_that_copy_not_a_third():
+    """cy's and ben's 2Hs tie on the AH, both never seen on their way; both stay, one either side of
+    the Ace, 60 mm apart (more than a pile's join distance from each other, each within it of the
+    Ace). ben's copy is first read 0.3 s after cy's, when a hand no longer covers it: it is the
+    copy ben's arm brought, not a third 2H (fresh dev clip 5460: read as ana's, a phantom, and
+    ana's own 2H on the other hearts pile given to another player for it)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    for player, dy in (("cy", 30.0), ("ben", -30.0)):
+        p = scene.play("2H", player, 0, 2.0, slide_mm=0.0)
+        p.contact = p.final = (p.contact[0], p.contact[1] + dy)
+    ben_copy_y = scene.plays[-1].final[1]
+    frames = [(i, t, [s for s in f if s.label != "2H" or (t >= 2.05 and (abs(s.y - ben_copy_y) > 20 or t >= 2.35))])
+              for i, t, f in scene.frames(3.5)]
+    arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.0 - 0.16, scene.seat_point(1))])
+    obs, reader = _read(scene, frames, 3.5, arms=arms)
+    assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]

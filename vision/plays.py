@@ -1028,7 +1028,13 @@ class PlayReader:
             return True
         if any(lb == label and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm for lb, p in self._done):
             return True  # reported (or shown for review) already: the same card uncovered again
-        return any(p.track.label == label and math.hypot(p.rest[0] - rest[0], p.rest[1] - rest[1]) < self.registry.join_mm
+        # a copy of it still pending on the same pile: a contest's other copy, uncovered (tied copies
+        # both stay, often either side of the card under them, farther apart than join_mm: fresh dev
+        # clip 5460, a 2H read 62 mm from its pending twin, reported a third time). An Ace starts a
+        # pile of its own: two copies by one pile are two plays.
+        same_pile = pile is not None and not label.startswith("A")
+        return any(p.track.label == label and (math.hypot(p.rest[0] - rest[0], p.rest[1] - rest[1]) < self.registry.join_mm
+                                               or same_pile and self.registry.nearest(p.rest[0], p.rest[1]) is pile)
                    for p in self.pending)
 
     def _played_there_before(self, label: str, rest: Point, t: float) -> bool:
