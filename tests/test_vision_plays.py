@@ -1896,5 +1896,5 @@ def test_a_tied_copy_first_read_a_card_width_from_the_other_on_the_same_pile_is_
     frames = [(i, t, [s for s in f if s.label != "2H" or (t >= 2.05 and (abs(s.y - ben_copy_y) > 20 or t >= 2.35))])
               for i, t, f in scene.frames(3.5)]
     arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.0 - 0.16, scene.seat_point(1))])
-    obs, reader = _read(scene, frames, 3.5, arms=arms)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
