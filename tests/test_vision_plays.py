@@ -452,6 +452,28 @@ def test_an_arm_contest_nobody_was_seen_taking_back_is_a_tie_whatever_the_clocks
     assert [r["tie"] for r in rulings if r["kind"] == "dispute"] == [True, True]
 
 
+@pytest.mark.parametrize("left_apart_s, copies", [(0.03, 2), (0.28, 1)])
+def test_arms_far_apart_that_left_together_with_no_copy_taken_back_are_a_tie(left_apart_s, copies):
+    """cy's 2H never seen on its way, timed by her arm; ben's arm came 0.25 s before hers, farther
+    apart than a contest's arms usually are, and nobody was seen taking a copy back. Both hands
+    leaving the pile together is what a tie looks like, both copies staying (fresh dev clips 5473
+    and 5475: 2D ties at 0 ms, arms 0.33 and 0.23 s apart, leaving 0.03 s apart, ben's copy lost):
+    two copies, a tie. ben's hand leaving on its own time is a reach past or a play in turn: one
+    copy (the blob names no one: whose it is goes by the arms, not asked here)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.3),
+                         (2.0 - 0.25 - 0.16, scene.seat_point(1), 2.3 + left_apart_s)], rested=False)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    assert len(twos) == copies
+    if copies == 2:
+        rulings = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"]
+        assert [r["tie"] for r in rulings if r["kind"] == "dispute"] == [True, True]
+
+
 class _ArmsMoving(_ArmsLeaving):
     """:class:`_ArmsLeaving` whose motions at the spot after a rest are ``moves``: (start, end,
     point towards the moving arm's side); the last one inside the window asked is the lift."""
@@ -1574,23 +1596,48 @@ class _ArmsAtSlots(_ArmsBySide):
         return sorted(a for a in arms if t0 <= a[0] <= t1 and (since is None or a[0] >= since))
 
 
+def _cys_2h_unseen_among_arms(elsewhere, arms_by_slot):
+    """cy's 2H at 2.0 s on dee's AH (slot 0), never seen on its way, ``elsewhere`` played too ((card,
+    player, slot, t) each), the arms seen at each slot ``{slot: [(time, player)]}`` besides the
+    AH's; the blob's entry names dee everywhere. (obs, reader)"""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    for card, player, slot, t in elsewhere:
+        scene.play(card, player, slot, t)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    seat = {p: scene.seat_point(k) for k, p in enumerate(PLAYERS)}
+    by_slot = {scene.slots[k]: [(t, seat[p]) for t, p in arms] for k, arms in arms_by_slot.items()}
+    by_slot[scene.slots[0]].insert(0, (0.2 - 0.16, seat["ana"]))
+    return _read(scene, frames, 4.5, arms=_ArmsAtSlots(by_slot, seat["dee"]))
+
+
+@pytest.mark.parametrize("dee_played_elsewhere", [True, False])
+def test_a_contest_is_not_named_by_the_blobs_entry_when_that_arm_played_on_another_pile(dee_played_elsewhere):
+    """cy's 2H and ben's (never read, under it) touch 20 ms apart; dee's arm, on its way back from
+    the AD he put on the next pile, passed over theirs just after they came, and the blob's entry
+    names him (fresh dev clip 5475: dev's arm, busy with her AD 100 mm away, named a 3C contest of
+    cleo's and ben's, and cleo's copy went to dev). His arm reached past: the contest is the two
+    free arms'. With no AD of his, nothing says his arm only passed, and the entry stands."""
+    obs, _ = _cys_2h_unseen_among_arms([("AD", "dee", 4, 1.6)] if dee_played_elsewhere else [],
+                                       {0: [(1.84, "cy"), (1.86, "ben"), (1.90, "dee")], 4: [(1.6 - 0.16, "dee")]})
+    twos = sorted((o for o in obs if o["card"] == "2H"), key=lambda o: o["t"])
+    if dee_played_elsewhere:
+        assert sorted(o["player"] for o in twos) == ["ben", "cy"]
+        assert sum("inferred" in o["evidence"] for o in twos) == 1
+    else:
+        assert "dee" in [o["player"] for o in twos]
+
+
 @pytest.mark.parametrize("they_played_elsewhere", [True, False])
 def test_a_card_reached_by_several_arms_waits_for_their_plays_elsewhere_to_say_whose_it_is(they_played_elsewhere):
     """cy's 2H is never seen on its way. ben's arm reached the pile in the same frame as cy's and
     dee's a moment later: both on their way to piles beyond, where they put cards down 0.3 s
     after the 2H touched (fresh dev clip 5339). Only once those plays have landed do the arms say
     the 2H is cy's; with no such plays nothing tells, and the entry of the blob names it."""
-    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
-    scene.play("AH", "ana", 0, 0.2)
-    scene.play("2H", "cy", 0, 2.0)
-    if they_played_elsewhere:
-        scene.play("AD", "ben", 4, 2.3)
-        scene.play("AC", "dee", 9, 2.35)
-    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
-    ben, cy, dee = scene.seat_point(1), scene.seat_point(2), scene.seat_point(3)
-    arms = _ArmsAtSlots({scene.slots[0]: [(0.2 - 0.16, scene.seat_point(0)), (1.84, ben), (1.84, cy), (1.94, dee)],
-                         scene.slots[4]: [(2.3 - 0.16, ben)], scene.slots[9]: [(2.35 - 0.16, dee)]}, dee)
-    obs, reader = _read(scene, frames, 4.5, arms=arms)
+    elsewhere = [("AD", "ben", 4, 2.3), ("AC", "dee", 9, 2.35)] if they_played_elsewhere else []
+    obs, reader = _cys_2h_unseen_among_arms(elsewhere, {0: [(1.84, "ben"), (1.84, "cy"), (1.94, "dee")],
+                                                        4: [(2.3 - 0.16, "ben")], 9: [(2.35 - 0.16, "dee")]})
     (two,) = [o for o in obs if o["card"] == "2H"]
     assert two["evidence"]["timing"]["held"] == "arms unsure"
     if they_played_elsewhere:

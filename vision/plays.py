@@ -175,6 +175,14 @@ class ReaderSettings:
     # a winner were all ties, never a clock's win. Each copy of such a contest is stated at least
     # this unsure: the referee rules a tie unless the clocks are more than ~420 ms apart.
     arm_contest_clock_ms: float = 150.0
+    # Arms farther apart than arm_contest_s, no copy taken back, both hands leaving the pile within
+    # tie_exit_s of each other, each having stayed tie_dwell_s or more (a hand reaching in, letting
+    # go of its card and leaving; simulated: >= 0.28 s; a reach past is briefer): two copies that
+    # both stay, a tie (fresh dev clips 5473 and 5475, 2D ties at 0 ms, arms 0.33 and 0.23 s
+    # apart, leaving 0.03 s apart after 0.23-0.67 s at the pile; in 51 dev clips every such pair of
+    # arms that was no contest, or one seen taken back, left 0.2 s or more apart).
+    tie_exit_s: float = 0.1
+    tie_dwell_s: float = 0.2
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
@@ -270,6 +278,7 @@ class Landing:
     hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
+    arm_arrivals: "dict[str, float] | None" = None  # player -> their arm's arrival, for those two arms
     held: str = ""  # the last wait that held its report (development: where the delay goes)
     arm_timed: bool = False  # its contact comes from its arm (a card never seen on its way)
     unseen_arrival: bool = False  # never seen on its way to where it rests
@@ -574,6 +583,7 @@ class PlayReader:
         # pile makes it one (see _report_arm_contest), and the arms' times say little about order.
         landing.rival_needs_takeback = apart > self.s.arm_contest_s
         landing.arms_apart = apart
+        landing.arm_arrivals = {mine[1]: mine[0], other[1]: other[0]}
         sigma = max(self.s.arm_contest_sigma_ms, 1000.0 * apart if landing.rival_needs_takeback else 0.0)
         end = (float(landing.rest[0]), float(landing.rest[1]))
 
@@ -690,12 +700,21 @@ class PlayReader:
                                owner_votes, axis, label)
             if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0][1:]
+        else:
+            named = free = []
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
             t0 = max(t0, since + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
         if entry is None:
             return None, 0.0
         p2, c2, _ = self.attributor.attribute(entry, rest, owner_votes, axis)
+        busy = [a for a in named if a[1] == p2]
+        if len(free) > 1 and busy and all(who != p2 and t < busy[0][0] for t, who, _ in free):
+            # the blob's entry is an arm that came last, on its way to another pile, over arms
+            # already there (fresh dev clip 5475: dev's arm, on its way to her AD 100 mm on, named
+            # a 3C contest of cleo's and ben's): the free arm nearest it in time. (Where it came
+            # with the others, all of them may have been passing: see _next_free_arm.)
+            return min(free, key=lambda a: abs(a[0] - busy[0][0]))[1:]
         return p2, c2
 
     def _fresh(self, arms: list[tuple[float, str, float]], rest: Point, t_rest: float, owner_votes: Counter,
@@ -2175,7 +2194,7 @@ class PlayReader:
         took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival, seen["card"], left,
                                 one_exit=True)
         self._arm_stayed(took, landing.rest)
-        if took is None and landing.rival_needs_takeback:
+        if took is None and landing.rival_needs_takeback and not self._left_together(landing, left):
             return [seen]  # arms far apart and no copy taken back: two plays in turn, or a reach past
         if took is not None:
             rival, contact = landing.hidden_rival
@@ -2197,6 +2216,16 @@ class PlayReader:
             landing.hidden_rival = (rival, contact.shifted(contact.t, max(contact.uncertainty_ms, floor)))
             seen = {**seen, "uncertainty_ms": round(landing.contact.uncertainty_ms, 2)}
         return [seen, self._report_hidden_rival(landing, seen, t)]
+
+    def _left_together(self, landing: Landing, left: dict[str, float] | None) -> bool:
+        """Whether both arms of a contest were seen leaving the pile within ``tie_exit_s`` of each
+        other, each after ``tie_dwell_s`` or more there: two hands letting go of copies that both
+        stay, as a tie's do."""
+        came = landing.arm_arrivals or {}
+        who = (landing.player, landing.hidden_rival[0])
+        if left is None or any(p not in left or p not in came or left[p] - came[p] < self.s.tie_dwell_s for p in who):
+            return False
+        return abs(left[who[0]] - left[who[1]]) <= self.s.tie_exit_s
 
     def _copy_may_stand(self, landing: Landing, left: dict[str, float]) -> bool:
         """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``):
