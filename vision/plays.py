@@ -183,6 +183,9 @@ class ReaderSettings:
     # arms that was no contest, or one seen taken back, left 0.2 s or more apart).
     tie_exit_s: float = 0.1
     tie_dwell_s: float = 0.2
+    # One arm inferred at two piles this close: the one it stayed over stay_longer_s longer is its own
+    stay_near_mm: float = 150.0
+    stay_longer_s: float = 0.2
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
@@ -2258,8 +2261,17 @@ class PlayReader:
             return math.hypot(spot[0] - x, spot[1] - y) > self.registry.join_mm and \
                 abs(t - contact.t) < self.s.arm_elsewhere_s
 
+        def keeps_arm(spot: Point, g: float) -> bool:
+            # (of two copies inferred for one arm at neighbouring piles, the tighter contest keeps
+            # it, unless the hand stayed over one pile clearly longer: its own pile; the other
+            # lay under the arm on the way, fresh dev clip 5471: cleo's arm over ben's 2S, 74 mm
+            # from her 7C contest, left the 2S 0.3 s before the 7C)
+            stayed = self._stayed_longer(player, spot, landing.rest, contact.t)
+            return stayed if stayed is not None else g <= gap
+
         # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
-        if any(who == player and elsewhere(spot, tc) and (g is None or g <= gap) for who, tc, spot, g in self._plays):
+        if any(who == player and elsewhere(spot, tc) and (g is None or keeps_arm(spot, g))
+               for who, tc, spot, g in self._plays):
             return True
         # a play of theirs still pending, whose owner is sure (dev clip 5341: a 9S held past a 2C
         # contest's due time)
@@ -2271,9 +2283,36 @@ class PlayReader:
             if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player:
                 continue
             c = other.hidden_rival[1]
-            if elsewhere(other.rest, c.t) and other.arms_apart <= gap:
+            if elsewhere(other.rest, c.t) and keeps_arm(other.rest, other.arms_apart):
                 return True
-        return False
+        # (and, told by the exits alone, against one still pending: 5471's 7C was, when the 2S was due)
+        return any(other is not landing and other.hidden_rival is not None and other.hidden_rival[0] == player
+                   and not other.canceled and elsewhere(other.rest, other.hidden_rival[1].t)
+                   and self._stayed_longer(player, other.rest, landing.rest, contact.t) is True
+                   for other in self.pending)
+
+    def _stayed_longer(self, player: str, there: Point, here: Point, t: float) -> bool | None:
+        """For one player's arm at two neighbouring piles (within ``stay_near_mm``) about ``t``:
+        ``True`` when it left ``there`` ``stay_longer_s`` or more after ``here``, ``False`` the
+        other way round, ``None`` when that cannot be told (piles apart, an exit not seen)."""
+        if math.hypot(there[0] - here[0], there[1] - here[1]) > self.s.stay_near_mm or \
+                self.arms is None or not hasattr(self.arms, "departures"):
+            return None
+        anchor = self.attributor.anchors.get(player)
+        if anchor is None:
+            return None
+
+        def left(spot: Point) -> float | None:
+            seat = math.atan2(anchor[1] - spot[1], anchor[0] - spot[0])
+            times = [t_dep for t_dep, where in self.arms.departures(spot, t - 0.5, t + self.s.takeback_within_s).values()
+                     if abs(math.degrees((math.atan2(where[1] - spot[1], where[0] - spot[0]) - seat + math.pi)
+                                         % (2 * math.pi) - math.pi)) <= 45.0]
+            return max(times, default=None)
+
+        a, b = left(there), left(here)
+        if a is None or b is None or abs(a - b) < self.s.stay_longer_s:
+            return None
+        return a > b
 
     def _rival_tracked(self, landing: Landing, t: float) -> bool:
         """Whether the other copy of this card is followed after all: another landing of it at this
