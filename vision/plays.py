@@ -251,6 +251,13 @@ def segment_distance(p: Point, a: Point, b: Point) -> float:
     return math.hypot(p[0] - ax - u * dx, p[1] - ay - u * dy)
 
 
+def _off_deg(spot: Point, where: Point, anchor: Point) -> float:
+    """Degrees between the directions from ``spot`` to ``where`` and from ``spot`` to ``anchor``
+    (a seat): how far an arm leaving ``spot`` towards ``where`` points off that seat."""
+    d = math.atan2(anchor[1] - spot[1], anchor[0] - spot[0]) - math.atan2(where[1] - spot[1], where[0] - spot[0])
+    return abs(math.degrees((d + math.pi) % (2 * math.pi) - math.pi))
+
+
 def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[float]]:
     """(time, sigma ms, evidence ``between``) of a card played unseen some time between two
     contacts: the middle, half the span as sigma (at most the 10 s the event schema takes)."""
@@ -693,6 +700,8 @@ class PlayReader:
         (its entry point standing in for the card's origin); (None, 0) when no arm was seen."""
         t0, t1 = t_rest - self.s.arm_before_s, t_rest + 0.1
         since = self._arms_since(rest, label)
+        named: list[tuple[float, str, float]] = []
+        free: list[tuple[float, str, float]] = []
         if hasattr(self.arms, "reaches"):
             # arms told apart by side: an arm whose player played on another pile just then only
             # reached past (60 s dev clip 5196: a 5S owned by the arm of a 2C played 70 mm away),
@@ -703,8 +712,6 @@ class PlayReader:
                                owner_votes, axis, label)
             if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0][1:]
-        else:
-            named = free = []
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
             t0 = max(t0, since + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
@@ -2175,14 +2182,12 @@ class PlayReader:
         """Which of two players' seats the direction from ``spot`` to ``where`` points at (within
         ``within_deg``, and ``margin_deg`` closer than the other's), else ``None``. Only the two
         contenders are candidates: a leaving hand pointing between two seats names neither."""
-        aim = math.atan2(where[1] - spot[1], where[0] - spot[0])
         off = []
         for who in players:
             anchor = self.attributor.anchors.get(who)
             if anchor is None:
                 return None
-            d = math.atan2(anchor[1] - spot[1], anchor[0] - spot[0]) - aim
-            off.append((abs(math.degrees((d + math.pi) % (2 * math.pi) - math.pi)), who))
+            off.append((_off_deg(spot, where, anchor), who))
         off.sort()
         if off[0][0] <= within_deg and off[1][0] - off[0][0] >= margin_deg:
             return off[0][1]
@@ -2303,11 +2308,8 @@ class PlayReader:
             return None
 
         def left(spot: Point) -> float | None:
-            seat = math.atan2(anchor[1] - spot[1], anchor[0] - spot[0])
-            times = [t_dep for t_dep, where in self.arms.departures(spot, t - 0.5, t + self.s.takeback_within_s).values()
-                     if abs(math.degrees((math.atan2(where[1] - spot[1], where[0] - spot[0]) - seat + math.pi)
-                                         % (2 * math.pi) - math.pi)) <= 45.0]
-            return max(times, default=None)
+            departures = self.arms.departures(spot, t - 0.5, t + self.s.takeback_within_s).values()
+            return max((t_dep for t_dep, where in departures if _off_deg(spot, where, anchor) <= 45.0), default=None)
 
         a, b = left(there), left(here)
         if a is None or b is None or abs(a - b) < self.s.stay_longer_s:
