@@ -184,3 +184,21 @@ def test_stride_skips_frames_while_the_table_moves_or_settles():
     assert src.calls == before
     with pytest.raises(ValueError):
         DetectorSightings(det, stride=0)
+
+
+def test_a_full_look_goes_on_while_most_of_the_table_keeps_changing():
+    # two arms meeting across the table make one change box over most of it, frame after frame
+    # (dev clip 5487): the full look it starts must still reach every part of the table, not
+    # restart at its first piece on every frame while a card lands elsewhere unread
+    view = _identity_view()
+    src = DetectorSightings(BlobDetector(), px_per_mm=1.0, stride=1, full_every_s=1e9)
+    image = _table_with_indices([(850 - 24.8, 650 - 31.4, 0), (850 + 24.8, 650 + 31.4, 2)])
+    across = [(0.0, 0.0, 1000.0, 560.0)]  # 70% of the region, away from the card
+    looked, seen = [], []
+    for i in range(12):
+        seen += [s.label for s in src.sightings(i, i / 30, image, view.calibration, view, changed_mm=across)]
+        looked += src.looked_mm
+    assert "5H" in seen
+    for x in range(50, 1000, 100):  # the whole region was looked at
+        for y in range(50, 800, 100):
+            assert any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in looked), (x, y)

@@ -265,11 +265,15 @@ class DetectorSightings:
         self.looked_mm = []
         self._recent = [r for r in self._recent if t - r[1] <= self.recent_s]
         if sum((b[2] - b[0]) * (b[3] - b[1]) for b in changed) > 0.6 * area:
-            # (nearly) everything changed: the first frame, a new calibration, light switched on
-            self._full_queue = tile_region(region, self.px_per_mm, self.canvas)
-            self._last_full = t
+            # (nearly) everything changed: the first frame, a new calibration, light switched on,
+            # two arms meeting across the table. A full look already under way goes on: restarted
+            # on every such frame it would look at its first piece only, while what it never looks
+            # at stays "changed" (dev clip 5487: two arms met, and nothing was read for 50 s)
+            if not self._full_queue:
+                self._full_queue = tile_region(region, self.px_per_mm, self.canvas)
+                self._last_full = t
+                self._recent = []
             changed = []
-            self._recent = []
         elif not self._full_queue and (self._last_full is None or t - self._last_full >= self.full_every_s):
             self._full_queue = tile_region(region, self.px_per_mm, self.canvas)
             self._last_full = t
