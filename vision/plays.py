@@ -284,6 +284,7 @@ class Landing:
     on_pile: bool = False  # placed on a pile (presumed after a hover, see _presume_on_pile)
     legal: bool = True  # whether its current read is legal where it lies (set when resolved)
     canceled: bool = False  # it was not a landing after all (a hover, a card carried on)
+    flagged: bool = False  # reported as a flag for review, not ruled (unless confirmed later)
     retimed: bool = False  # contact re-estimated with the frames seen after the landing
     hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
@@ -1606,6 +1607,7 @@ class PlayReader:
                 "an illegal read where a card was played a moment before: a second read of it?"
             flag = Flag(landing.contact.t, reason, label, pile.id if pile else None, frames)
             self.flags.append(flag)
+            landing.flagged = True
             self._done.append((label, landing.rest))
             self._done_at.append((label, landing.rest, landing.t_rest))
             if legal and (pile is not None or weak_ace) and landing.player is not None and not thin_illegal:
@@ -1620,6 +1622,7 @@ class PlayReader:
     def _emit(self, landing: Landing, label: str, legal: bool, t: float, confidence: float,
               frames: tuple[int, int], extra: dict[str, Any] | None) -> dict[str, Any]:
         """The play on the foundation registry and as an observation."""
+        landing.flagged = False  # (a flagged play confirmed by a later card is ruled after all)
         track = landing.track
         path = landing.samples or track.samples
         x, y = landing.rest
@@ -1925,7 +1928,8 @@ class PlayReader:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
         out, keep = [], []
         for landing, seen, due in self._hidden:
-            if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)):
+            if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)
+                              or (t < due + self.s.rival_wait_s and self._rival_unsettled(landing))):
                 keep.append((landing, seen, due))
                 continue
             if self._next_free_arm(landing, t) and not final:
@@ -1992,8 +1996,10 @@ class PlayReader:
         ``arm_elsewhere_s`` of ``t``, and surely theirs (:meth:`_owner_sure`): their hand was busy
         there, so their arm at ``spot`` only reached past."""
         # (a read no play fits, never seen coming, is no play: a misread, flagged, fresh dev clip
-        # 5452: a "10C" by ana's layout gave cleo's 8D to dev, and cleo's arm no copy)
-        return any(not other.canceled and other.player == player and other.hidden_rival is None
+        # 5452: a "10C" by ana's layout gave cleo's 8D to dev, and cleo's arm no copy; nor is any
+        # play flagged, not ruled: fresh dev clip 5499, an "AC" read at 0.52 where a 9C lay, took
+        # ben's copy of a 4D contest)
+        return any(not other.canceled and not other.flagged and other.player == player and other.hidden_rival is None
                    and (other.legal or not other.unseen_arrival)
                    and math.hypot(other.rest[0] - spot[0], other.rest[1] - spot[1]) > self.registry.join_mm
                    and abs(other.contact.t - t) < self.s.arm_elsewhere_s and self._owner_sure(other)
@@ -2315,6 +2321,18 @@ class PlayReader:
         if a is None or b is None or abs(a - b) < self.s.stay_longer_s:
             return None
         return a > b
+
+    def _rival_unsettled(self, landing: Landing) -> bool:
+        """Whether a landing that would make the hidden copy "followed after all" (see
+        :meth:`_rival_tracked`) is still pending, neither ruled nor dropped: it may yet prove a
+        ghost, a track of the two copies' indices paired across them that vanishes as a hover
+        (fresh dev clip 5497: a 0 ms 2D tie, copies 65 mm apart, ben's copy taken for followed by
+        such a track, which was dropped 0.6 s later, and his copy lost)."""
+        x, y = landing.rest
+        return any(other is not landing and other.track is not landing.track and not other.done
+                   and other.track.label == landing.track.label
+                   and math.hypot(other.rest[0] - x, other.rest[1] - y) < self.registry.join_mm
+                   for other in self.pending)
 
     def _rival_tracked(self, landing: Landing, t: float) -> bool:
         """Whether the other copy of this card is followed after all: another landing of it at this
