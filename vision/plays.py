@@ -2328,22 +2328,21 @@ class PlayReader:
         ghost, a track of the two copies' indices paired across them that vanishes as a hover
         (fresh dev clip 5497: a 0 ms 2D tie, copies 65 mm apart, ben's copy taken for followed by
         such a track, which was dropped 0.6 s later, and his copy lost)."""
+        return any(not other.done for other in self._copies_here(landing, self.pending))
+
+    def _copies_here(self, landing: Landing, landings: list[Landing]) -> list[Landing]:
+        """Those of ``landings`` that are another track's landing of the same card at this spot."""
         x, y = landing.rest
-        return any(other is not landing and other.track is not landing.track and not other.done
-                   and other.track.label == landing.track.label
-                   and math.hypot(other.rest[0] - x, other.rest[1] - y) < self.registry.join_mm
-                   for other in self.pending)
+        return [other for other in landings if other is not landing and other.track is not landing.track
+                and other.track.label == landing.track.label
+                and math.hypot(other.rest[0] - x, other.rest[1] - y) < self.registry.join_mm]
 
     def _rival_tracked(self, landing: Landing, t: float) -> bool:
         """Whether the other copy of this card is followed after all: another landing of it at this
         spot (one still on its way made this landing wait, see :meth:`_rival_in_flight`; one that
         vanished at the pile while reaching for it is a landing too, see
         :meth:`_vanished_into_piles`)."""
-        x, y = landing.rest
-        return any(other is not landing and other.track is not landing.track
-                   and other.track.label == landing.track.label and not other.canceled
-                   and math.hypot(other.rest[0] - x, other.rest[1] - y) < self.registry.join_mm
-                   for other in self.pending + self._recent)
+        return any(not other.canceled for other in self._copies_here(landing, self.pending + self._recent))
 
     def _report_hidden_rival(self, landing: Landing, seen: dict[str, Any], t: float) -> dict[str, Any]:
         """The other copy of a contest seen only as a second arm (see :meth:`_contest_by_arms`)."""
