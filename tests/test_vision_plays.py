@@ -384,6 +384,31 @@ def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left
         assert ruling["tie"] and "occlusion" not in twos["cy"]["evidence"]
 
 
+@pytest.mark.parametrize("off_mm", [0.0, 36.0])
+def test_a_contest_copy_read_off_the_piles_spot_until_the_top_copy_goes_is_no_hover(off_mm):
+    """The two copies of a contest lie one on the other, turned differently: the top one's index
+    places the centre 36 mm off the pile's spot, the one under it, read once ben has taken his
+    back, on it. The track moving onto the spot is that, not a hand that hovered beside the pile
+    and put the card down (fresh dev clip 5505: a 10 ms 5C contest canceled that way; the copy left
+    was then named from a passing arm, both players' plays lost)."""
+    from dataclasses import replace
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    for _, t, sightings in frames:  # ben's hand lifts his copy off at 2.45
+        sightings[:] = [replace(s, x=s.x + off_mm) if s.label == "2H" and t < 2.45 else s for s in sightings]
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.15), (2.01 - 0.16, scene.seat_point(1), 2.55)],
+                        rested=True)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = {o["player"]: o for o in obs if o["card"] == "2H"}
+    assert set(twos) == {"cy", "ben"} and len(obs) == 3
+    assert twos["cy"]["evidence"]["timing"]["rest_t"] < 2.1  # the landing stood: not one begun again at 2.45
+    ruling = _cys_dispute(obs)
+    assert not ruling["tie"] and ruling["winner"] == "cy"
+
+
 def test_a_lifted_take_back_stands_against_the_arm_clock_of_a_hidden_copy():
     """cy's 2H followed to the pile; ben's copy seen only as his arm, which came 0.14 s before
     cy's, so the clocks say ben touched first. ben's hand stayed, rested on the pile and lifted:
@@ -931,6 +956,55 @@ def test_a_card_whose_reads_alternate_between_two_spots_lands_when_it_touches(ap
     obs, reader = _read(scene, frames, 4.0)
     assert [(o["card"], o["player"]) for o in obs] == [("AH", "ana"), ("2H", "cy")]
     assert abs(obs[1]["t"] - 2.0) < 0.05 and obs[1]["evidence"]["timing"]["rest_t"] < 2.2
+
+
+@pytest.mark.parametrize("later_conf", [0.55, 0.85])
+def test_a_weak_ace_read_surely_again_and_again_where_it_lies_is_played(later_conf):
+    """cy's AC is read at 0.55 as it lands (flagged: an Ace read weakly), then keeps being read
+    where it lies, every third frame: surely (0.85), it was played after all, timed as it landed
+    (fresh dev clip 5507: an AC flagged at 0.65, read 0.7-0.8 dozens of times after, never built on,
+    lost); read as weakly as before, it stays flagged."""
+    from dataclasses import replace
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AC", "cy", 1, 2.0)
+    frames = _unseen_in_flight(scene, 4.5, "AC", 2.0, every=3)
+    for _, t, sightings in frames:
+        sightings[:] = [replace(s, confidence=0.55 if t < 2.7 else later_conf) if s.label == "AC" else s
+                        for s in sightings]
+    obs, reader = _read(scene, frames, 4.5, arms=_Arm(scene.seat_point(2), reached=2.0 - 0.16))
+    aces = [o for o in obs if o["card"] == "AC"]
+    if later_conf < 0.65:
+        assert aces == [] and [f.reason[:21] for f in reader.flags] == ["an Ace read weakly (0"]
+    else:
+        (ace,) = aces
+        assert ace["player"] == "cy" and abs(ace["t"] - 2.0) < 0.1 and reader.flags == []
+        assert ace["evidence"]["confirmed_by"].startswith("read 6 times more where it lies")
+
+
+@pytest.mark.parametrize("apart_mm", [0.0, 21.0])
+def test_a_still_card_read_only_three_times_in_turn_at_two_spots_lands(apart_mm):
+    """An Ace put down on a still part of the table is read only while hands move near it: three
+    reads, its two indices in turn, placing its centre 21 mm apart, then none (fresh dev clip 5513:
+    cleo's AC never landed and was lost). Three reads in turn are a card at rest, as three still
+    reads are."""
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AC", "cy", 1, 2.0)
+    frames = scene.frames(4.0)
+    kept = {}
+    for i, t, sightings in frames:
+        read = [x for x in sightings if x.label == "AC"]
+        sightings[:] = [x for x in sightings if x.label != "AC"]
+        if read and len(kept) < 4 and i % 3 == 0 and t > 2.05:  # every third frame (the tracker keeps the last 3)
+            shift = apart_mm / 2 / math.sqrt(2) * (1 if len(kept) % 2 else -1)
+            sightings.append(read[0].__class__("AC", read[0].confidence, read[0].x + shift, read[0].y + shift))
+            kept[i] = t
+    obs, reader = _read(scene, frames, 4.0, arms=_Arm(scene.seat_point(2), reached=2.0 - 0.16))
+    assert len(kept) == 4
+    assert [(o["card"], o["player"]) for o in obs] == [("AH", "ana"), ("AC", "cy")]
+    assert abs(obs[1]["t"] - 2.0) < 0.1
 
 
 @pytest.mark.parametrize("top_read", [True, False])
@@ -1980,6 +2054,41 @@ def test_a_card_lying_still_one_look_before_it_lies_on_a_pile_far_off_was_not_ca
     obs += reader.flush(3.0)
     (o,) = obs
     assert o["player"] == ("cy" if carried else "dee")
+
+
+@pytest.mark.parametrize("carried", [False, True])
+def test_a_track_that_jumped_to_a_pile_is_not_a_flight_seen_for_its_last_few_millimetres(carried):
+    """A 2H misread on cy's side of the common area until 0.4 s, then read 20 and 8 mm from the
+    AH's pile at 2.07-2.1 s and on it: the track's way there is the 1.7 s jump, not the 8 mm
+    before its rest. Two arms, ben's and dee's, reached the pile: their contest, not cy's card
+    (fresh dev clip 5510: a 5D given to cleo so, ben's and dev's 50 ms contest lost). Seen on its
+    way from there, it is cy's."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=23, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 2, 0.5)
+    frames = scene.frames(4.0)
+    pile, cy = scene.slots[2], scene.seat_point(2)
+    start = (pile[0] + 0.7 * (cy[0] - pile[0]), pile[1] + 0.7 * (cy[1] - pile[1]))
+    for i, t, sightings in frames:
+        at = None
+        if carried and 1.5 <= t < 2.05:  # picked up at 1.5 s, on its way until 2.05 s
+            u = (t - 1.5) / 0.55
+            at = (start[0] + u * (pile[0] + 20.0 - start[0]), start[1] + u * (pile[1] - start[1]))
+        elif i % 3 == 0 and t < 0.45:
+            at = start
+        elif i in (62, 63):
+            at = (pile[0] + (20.0 if i == 62 else 8.0), pile[1])
+        elif i % 3 == 0 and t >= 2.15:
+            at = pile
+        if at is not None:
+            sightings.append(TableSighting("2H", 0.9, at[0], at[1]))
+    arms = _TwoArms([(2.0 - 0.16, scene.seat_point(1)), (2.05 - 0.16, scene.seat_point(3))])
+    if carried:
+        arms = _TwoArms([(1.84, cy), (2.05 - 0.16, scene.seat_point(3))])
+    obs, _ = _read(scene, frames, 4.0, arms=arms)
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["cy", "dee"] if carried else ["ben", "dee"])
 
 
 @pytest.mark.parametrize("dee_came, cy_busy", [(True, False), (False, False), (True, True)])

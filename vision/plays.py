@@ -38,8 +38,11 @@ from vision.tracking import CardTrack, Sample
 class ReaderSettings:
     rest_mm: float = 4.0  # a card is still when its last samples stay within this distance
     rest_frames: int = 3  # ... for this many samples
-    rest_turn_reads: int = 4  # ... or alternate this many times between two still spots
-    rest_turn_mm: float = 20.0  # ... this close (a card's two indices read in turn)
+    # ... or alternate this many times between two still spots this close (a card's two indices
+    # read in turn; fresh dev clip 5513: an AC on a still part of the table, read three times as
+    # hands passed, its indices placing it 20.5 mm apart, then not looked at again: lost)
+    rest_turn_reads: int = 3
+    rest_turn_mm: float = 30.0
     confirm_s: float = 0.10  # wait this long after the rest began before reporting
     reexamine_s: float = 0.5  # an illegal read is looked at this long before being reported
     # a card read on a pile it goes next on, not (yet) at rest, is looked at again for this long:
@@ -53,10 +56,14 @@ class ReaderSettings:
     confirm_flagged_s: float = 120.0
     # An Ace starts a pile wherever it lies, so no legality check backs its read as one backs any
     # other card's: an Ace read less surely than this is held (flagged) until a 2 is played on it,
-    # then reported (in the 2's suit, see PlayReader._confirm_flagged_ace). 12 fresh dev clips
+    # then reported (in the 2's suit, see PlayReader._confirm_flagged_ace), or until read surely
+    # enough where it lies (_reread_weak_aces). 12 fresh dev clips
     # 5376-5387: every Ace reported under 0.65 was a misread (0.52, 0.53, 0.59, 0.62), every other
     # card under 0.65 (97) but one a true play.
     min_ace_confidence: float = 0.65
+    # (of 15 weak Aces on 88 dev and report clips, 6 more reads brought 5 of the 7 true ones to
+    # 0.69-0.77 all told, while no misread got past 0.61)
+    ace_reread_reads: int = 6
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
@@ -287,6 +294,7 @@ class Landing:
     flagged: bool = False  # reported as a flag for review, not ruled (unless confirmed later)
     retimed: bool = False  # contact re-estimated with the frames seen after the landing
     hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
+    reread: int = 0  # reads of a flagged weak Ace where it lies since, when last weighed (_reread_weak_aces)
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
     arm_arrivals: "dict[str, float] | None" = None  # player -> their arm's arrival, for those two arms
@@ -431,6 +439,7 @@ class PlayReader:
             out.extend(self._try_report(landing, t))
         self.pending = [p for p in self.pending if not p.done]
         out.extend(self._hidden_rivals(t))
+        self._reread_weak_aces(t)
         out, self._confirmed = self._confirmed + out, []
         return [o for o in out if o]
 
@@ -508,7 +517,7 @@ class PlayReader:
                 # cards the arm and the origin agreed on 11; on the 12th the origin was another
                 # player's copy, covered by that player's hand when the detector looked, and the
                 # arm was right)
-                jumped = self._jumped(track.samples, i, rest)
+                jumped = self._jumped(track.samples, self._arrived(track.samples, i, rest), rest)
                 p2, c2 = self._by_arm(rest, float(track.samples[i].t), track.owner_votes,
                                       self._rest_axis(track.samples, i), track.label)
                 if p2 is not None and (jumped or p2 != player):
@@ -645,8 +654,19 @@ class PlayReader:
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
         """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
         lies far from it and well before it."""
+        i = self._arrived(samples, i, rest)
         d, dt = self._hop(samples, i, rest)
         return d > self.s.unseen_flight_mm and (dt > self.s.unseen_flight_s or self._jumped(samples, i, rest))
+
+    def _arrived(self, samples: list, i: int, rest: Point) -> int:
+        """The first of the samples up to the rest sample ``i`` that lie near the rest (within
+        ``unseen_flight_mm``, settling): the hop to it is the card's way there (fresh dev clip
+        5510: a 5D misread at cleo's side for 1.6 s, dev's 5D read 8 mm from its rest 2.8 s later,
+        then at rest; the hop to the rest was those 8 mm, so the track's 380 mm jump counted as a
+        flight seen, cleo owned the card, and a 50 ms contest of ben's and dev's was lost)."""
+        while i > 0 and math.hypot(samples[i - 1].x - rest[0], samples[i - 1].y - rest[1]) <= self.s.unseen_flight_mm:
+            i -= 1
+        return i
 
     def _jumped(self, samples: list, i: int, rest: Point) -> bool:
         """Got to its rest from the sighting before sooner than a hand could carry it: two copies of
@@ -1336,6 +1356,13 @@ class PlayReader:
             # down, a card put down overshoots (a contest's top copy 22-30 mm off, dev clip 4242);
             # short of the pile it may be a hover (dev clip 5153: 27 mm short, then put down)
             limit = self.s.same_pile_mm
+        if landing.hidden_rival is not None:
+            # two arms brought two copies here: when the top one is taken back, the track takes the
+            # copy under it, whose index places the centre elsewhere on the pile (fresh dev clip
+            # 5505: a 10 ms 5C contest's copies, one square on the other but turned 65 degrees,
+            # read 36 mm apart; the contest was canceled as a hover and the copy left named from
+            # a passing arm, both players' plays lost)
+            limit = self.registry.join_mm
         return d_rest <= limit and d_now <= limit
 
     def _maybe_hovering(self, landing: Landing, t: float, label: str | None = None) -> bool:
@@ -1763,6 +1790,32 @@ class PlayReader:
                                               flag.frames or (0, 0), {**(extra or {}), "confirmed_by": confirmed}))
             return True
         return False
+
+    def _reread_weak_aces(self, t: float) -> None:
+        """An Ace flagged for a weak read that lies where it landed and has been read there
+        ``ace_reread_reads`` times since, surely enough all told (``min_ace_confidence``, against
+        any other card read at the spot), was played after all: a still card read again and again
+        is what a moving one glimpsed was not. It is reported now, timed as it landed."""
+        for k in range(len(self._unconfirmed) - 1, -1, -1):
+            flag, landing, label, pile_id, extra = self._unconfirmed[k]
+            if pile_id is not None or not label.startswith("A"):
+                continue
+            x, y = landing.rest
+            again = [s for s in landing.track.samples if s.t > landing.t_rest + self.s.confirm_s
+                     and math.hypot(s.x - x, s.y - y) <= self.s.rest_turn_mm]
+            if len(again) < self.s.ace_reread_reads or len(again) == landing.reread:
+                continue
+            landing.reread = len(again)
+            landing.fragments = self._fragments(landing)
+            confidence = self._confidence(landing, label)
+            if confidence < self.s.min_ace_confidence or not self._ace_left(label) or \
+                    self.registry.nearest(x, y) is not None:
+                continue
+            del self._unconfirmed[k]
+            self.flags.remove(flag)
+            landing.held = "confirmed by its reads"
+            self._confirmed.append(self._emit(landing, label, True, t, confidence, flag.frames or (0, 0), {
+                **(extra or {}), "confirmed_by": f"read {len(again)} times more where it lies ({flag.reason})"}))
 
     def _ace_left(self, ace: str) -> bool:
         """Whether a player's ``ace`` can still start a pile: each deck has one, so a table of n
