@@ -5,6 +5,7 @@ flagged rather than ruled."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -980,7 +981,7 @@ def test_a_weak_ace_read_surely_again_and_again_where_it_lies_is_played(later_co
     else:
         (ace,) = aces
         assert ace["player"] == "cy" and abs(ace["t"] - 2.0) < 0.1 and reader.flags == []
-        assert ace["evidence"]["confirmed_by"].startswith("read 6 times more where it lies")
+        assert re.match(r"read \d+ times more where it lies \(an Ace read weakly", ace["evidence"]["confirmed_by"])
 
 
 @pytest.mark.parametrize("apart_mm", [0.0, 21.0])

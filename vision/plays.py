@@ -61,9 +61,9 @@ class ReaderSettings:
     # 5376-5387: every Ace reported under 0.65 was a misread (0.52, 0.53, 0.59, 0.62), every other
     # card under 0.65 (97) but one a true play.
     min_ace_confidence: float = 0.65
-    # (of 15 weak Aces on 88 dev and report clips, 6 more reads brought 5 of the 7 true ones to
-    # 0.69-0.77 all told, while no misread got past 0.61)
-    ace_reread_reads: int = 6
+    # (of 15 weak Aces on 88 dev and report clips, 5 more reads brought 6 of the 7 true ones to
+    # 0.68-0.79 all told, one at 8 reads, while no misread got past 0.61)
+    ace_reread_reads: int = 5
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
