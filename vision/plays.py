@@ -295,6 +295,7 @@ class Landing:
     retimed: bool = False  # contact re-estimated with the frames seen after the landing
     hidden_rival: "tuple[str, ContactEstimate] | None" = None  # (player, contact) of an unseen other copy
     reread: int = 0  # reads of a flagged weak Ace where it lies since, when last weighed (_reread_weak_aces)
+    reread_samples: int = 0  # its track's samples then
     rival_needs_takeback: bool = False  # the hidden copy counts only if an arm is seen taking a copy back
     arms_apart: float = 0.0  # seconds between the two arms' arrivals, when a hidden rival was inferred
     arm_arrivals: "dict[str, float] | None" = None  # player -> their arm's arrival, for those two arms
@@ -1706,11 +1707,8 @@ class PlayReader:
                 continue
             if not self.registry.legal(label, pile) or not self._fits_on(card, label):
                 continue
-            del self._unconfirmed[k]
-            self.flags.remove(flag)
-            landing.held = "confirmed by the next card"
-            obs = self._emit(landing, label, True, t, self._confidence(landing, label), flag.frames or (0, 0),
-                             {**(extra or {}), "confirmed_by": f"{card} played on it ({flag.reason})"})
+            obs = self._rule_flagged(k, label, t, self._confidence(landing, label), "confirmed by the next card",
+                                     f"{card} played on it ({flag.reason})")
             if landing.hidden_rival is not None and not label.startswith("A") and self._hidden_rival_stands(landing, t):
                 # a contest's copy seen only as a second arm goes with it (fresh dev clip 5250: a
                 # 10 ms 5D contest's seen copy, read weakly, was confirmed by the 6D alone)
@@ -1781,13 +1779,10 @@ class PlayReader:
             if pile_id is not None or not label.startswith("A") or \
                     math.hypot(flagged.rest[0] - x, flagged.rest[1] - y) > self.registry.join_mm:
                 continue
-            del self._unconfirmed[k]
-            self.flags.remove(flag)
             self._rename_done(label, ace, flagged.rest)
-            flagged.held = "confirmed by the next card"
             confirmed = f"{card} played on it ({flag.reason}" + (f"; read {label})" if label != ace else ")")
-            self._confirmed.append(self._emit(flagged, ace, True, t, self._confidence(flagged, label),
-                                              flag.frames or (0, 0), {**(extra or {}), "confirmed_by": confirmed}))
+            self._confirmed.append(self._rule_flagged(k, ace, t, self._confidence(flagged, label),
+                                                      "confirmed by the next card", confirmed))
             return True
         return False
 
@@ -1800,6 +1795,9 @@ class PlayReader:
             flag, landing, label, pile_id, extra = self._unconfirmed[k]
             if pile_id is not None or not label.startswith("A"):
                 continue
+            if len(landing.track.samples) == landing.reread_samples:
+                continue  # no new read since it was last weighed
+            landing.reread_samples = len(landing.track.samples)
             x, y = landing.rest
             again = [s for s in landing.track.samples if s.t > landing.t_rest + self.s.confirm_s
                      and math.hypot(s.x - x, s.y - y) <= self.s.rest_turn_mm]
@@ -1811,11 +1809,18 @@ class PlayReader:
             if confidence < self.s.min_ace_confidence or not self._ace_left(label) or \
                     self.registry.nearest(x, y) is not None:
                 continue
-            del self._unconfirmed[k]
-            self.flags.remove(flag)
-            landing.held = "confirmed by its reads"
-            self._confirmed.append(self._emit(landing, label, True, t, confidence, flag.frames or (0, 0), {
-                **(extra or {}), "confirmed_by": f"read {len(again)} times more where it lies ({flag.reason})"}))
+            self._confirmed.append(self._rule_flagged(k, label, t, confidence, "confirmed by its reads",
+                                                      f"read {len(again)} times more where it lies ({flag.reason})"))
+
+    def _rule_flagged(self, k: int, label: str, t: float, confidence: float, held: str,
+                      confirmed_by: str) -> dict[str, Any]:
+        """The flagged play ``self._unconfirmed[k]`` was played after all: unflagged and reported
+        now as ``label``, saying what confirmed it."""
+        flag, landing, _, _, extra = self._unconfirmed.pop(k)
+        self.flags.remove(flag)
+        landing.held = held
+        return self._emit(landing, label, True, t, confidence, flag.frames or (0, 0),
+                          {**(extra or {}), "confirmed_by": confirmed_by})
 
     def _ace_left(self, ace: str) -> bool:
         """Whether a player's ``ace`` can still start a pile: each deck has one, so a table of n
