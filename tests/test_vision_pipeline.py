@@ -305,3 +305,25 @@ def test_a_misread_ace_is_corrected_when_the_two_of_its_true_suit_lands_on_it(tm
     capsys.readouterr()
     assert main(["replay", str(out / "observations.jsonl"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rulings"] == json.loads((out / "result.json").read_text())["rulings"]
+
+
+def test_a_pile_renamed_by_a_misread_two_is_renamed_back_by_the_three(tmp_path):
+    """ana's AC is read weakly; ben's 2C is misread 2S, surer than the Ace, so the Ace is renamed
+    AS (a correction). cy's 3C, read surely, then outweighs the 2S with the Ace's own read: the
+    pile is clubs after all, both earlier plays are corrected back, and every club is accepted."""
+    scene = SyntheticScene(PLAYERS, seed=33)
+    scene.play("AC", "ana", 0, 0.8)
+    scene.play("2C", "ben", 0, 2.0)
+    scene.play("3C", "cy", 0, 3.0)
+    clip = scene.render_clip(tmp_path / "clip", 4.5, size=(640, 360))
+    _relabel(clip["poses"], "AC", occluded=0.6, before=1.95)
+    _relabel(clip["poses"], "2C", label="2S", before=2.95)
+    out = tmp_path / "out"
+    assert main(["analyze", str(clip["video"]), "--config", str(clip["config"]), "--out", str(out),
+                 "--poses", str(clip["poses"]), "--no-progress"]) in (0, 1)
+    events = [json.loads(line) for line in (out / "observations.jsonl").read_text().splitlines()]
+    corrections = [(c["card"], events[c["target"] - 1]["card"]) for c in events if c["type"] == "correction"]
+    assert corrections == [("AS", "AC"), ("AC", "AC"), ("2C", "2S")]
+    rulings = {r["card"]: r["kind"] for r in json.loads((out / "result.json").read_text())["rulings"]
+               if r.get("card") and r["kind"] != "correction"}
+    assert rulings == {"AC": "accepted", "2C": "accepted", "3C": "accepted"}

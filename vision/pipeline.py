@@ -188,14 +188,16 @@ class Pipeline:
             self.stats.delays_s.append(t - obs["t"])
 
     def _revise(self, revision: dict[str, Any]) -> None:
-        """The reader renamed cards of a pile it had misread (``PlayReader._misread_ace``): each
+        """The reader renamed cards of a pile it had misread (``PlayReader._misread_suit``): each
         play reported as one of them on that pile this round gets a ``set_card`` correction, so
         the referee re-judges the pile and the plays that build on it."""
         renamed = revision["renamed"]
-        for seq, ev in list(self._round_plays):
+        for k, (seq, ev) in enumerate(list(self._round_plays)):
             if ev.get("pile") == revision["pile"] and ev.get("card") in renamed:
                 self._append({"type": "correction", "target": seq, "action": "set_card",
                               "card": renamed[ev["card"]], "reason": revision["reason"]})
+                # (the play goes by its new name now: a pile may be revised again, fresh dev clip 5526)
+                self._round_plays[k] = (seq, {**ev, "card": renamed[ev["card"]]})
 
     # --- frames ----------------------------------------------------------------------------------
     def _ensure_calibration(self, frame: Frame) -> bool:

@@ -386,7 +386,9 @@ class PlayReader:
         self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
         self._confirmed: list[dict[str, Any]] = []
         self._top_t: dict[str, float] = {}  # pile id -> contact time of its top card, as reported
-        self._pile_read: dict[str, float] = {}  # pile id -> how sure the surest read of its cards was
+        # pile id -> {track id: (suit it was read as, how surely)} of the cards played there: how
+        # well each suit is supported when a later card says the pile was misread (_misread_suit)
+        self._pile_support: dict[str, dict[int, tuple[str, float]]] = {}
 
     # --- per frame ---------------------------------------------------------------------------
     def update(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
@@ -1165,7 +1167,7 @@ class PlayReader:
         mine = sum(me.read_votes.values())
         where = {s.frame: (s.x, s.y) for s in me.samples}
         # a read of a card the pile holds (``under``: the cards it would hold once a misread Ace is
-        # renamed, see _misread_ace) is the card underneath read again, not a misread of this one
+        # renamed, see _misread_suit) is the card underneath read again, not a misread of this one
         if under is None:
             pile = self.registry.nearest(*landing.rest)
             under = set(pile.cards) if pile is not None else set()
@@ -1228,7 +1230,7 @@ class PlayReader:
                     return alt, p2, True, late or reads[alt] >= 0.6 * total
         if pile is not None and reads[main] >= 0.6 * total and self._confirm_flagged(main, pile, t):
             return main, pile, True, late or reads[main] >= 0.6 * total
-        if pile is not None and self._misread_ace(main, pile, landing):
+        if pile is not None and self._misread_suit(main, pile, landing):
             return main, pile, True, True
         if pile is None and self._confirm_flagged_ace(main, landing, t):
             pile, legal = self.registry.where(main, x, y)
@@ -1662,7 +1664,10 @@ class PlayReader:
         if result.legal and not same_as_top:
             self._top_t[result.pile.id] = landing.contact.t
         if result.legal:
-            self._pile_read[result.pile.id] = max(self._pile_read.get(result.pile.id, 0.0), confidence)
+            support = self._pile_support.setdefault(result.pile.id, {})
+            suit = label[-1]
+            if support.get(track.id, ("", 0.0))[1] < confidence:
+                support[track.id] = (suit, confidence)  # (a contest's copies on one track count once)
         self.delays.append(t - landing.contact.t)
         self._plays.append((landing.player, landing.contact.t, (x, y), None))
         evidence: dict[str, Any] = {
@@ -1718,44 +1723,53 @@ class PlayReader:
             return True
         return False
 
-    def _misread_ace(self, card: str, pile: Pile, landing: Landing) -> bool:
-        """``card``, illegal on ``pile``, is the 2 of another suit than the pile's lone Ace and read
-        surer than that Ace was: the Ace's suit was misread. It is renamed (a ``pile_revised``
-        report, which the pipeline sends to the referee as a correction of the Ace's play, before
-        ``card``'s) and ``card`` is judged on it. Without it one misread Ace loses its whole suit
-        (fresh dev clip 5377: an AC read AS on two weak reads at 0.59, then its 2C, 3C, 4C, 5C and 6C,
-        nine plays with the contest copies, all flagged as fitting no play). Not when every deck's
-        renamed Ace is on the table already (the 2 is the misread then), and never further up a pile: a
-        misread Ace is the only way a pile's cards are all another suit, since nothing else fits it."""
-        if self.registry.foundation_rule != "same_suit" or pile.completed or len(pile.cards) != 1:
+    def _misread_suit(self, card: str, pile: Pile, landing: Landing) -> bool:
+        """``card``, illegal on ``pile``, is the next card up in another suit than the pile's, and the
+        reads of the pile's cards in ``card``'s suit, with ``card``'s own, outweigh those in the
+        pile's: the pile's suit was misread. Its cards are renamed (a ``pile_revised`` report, which
+        the pipeline sends to the referee as corrections of their plays, before ``card``'s) and
+        ``card`` is judged on it. Without it one misread loses a whole suit: fresh dev clip 5377, an
+        AC read AS on two weak reads at 0.59, then its 2C, 3C, 4C, 5C and 6C, nine plays with the
+        contest copies, all flagged as fitting no play; fresh dev clip 5526, an AC read at 0.70
+        renamed AS by its 2C contest read 2S at 0.75, then the 3C, 4C, 5C and 6C lost. Weighing every
+        card's read keeps a pile read surely in its suit from being renamed by one misread card. Not
+        when every deck's Ace of ``card``'s suit is on the table already (``card`` is the misread
+        then)."""
+        if self.registry.foundation_rule != "same_suit" or pile.completed or not pile.cards:
             return False
         try:
-            c, ace = Card.parse(card), Card.parse(pile.cards[0])
+            c, top = Card.parse(card), Card.parse(pile.top)
         except UnknownCard:
             return False
-        if not ace.is_ace or c.rank != 2 or c.suit == ace.suit:
+        if c.rank != top.rank + 1 or c.suit == top.suit:
             return False
-        renamed = str(Card(1, c.suit))
+        renamed_ace = str(Card(1, c.suit))
         x, y = landing.rest
-        if not self._ace_left(renamed) or any(
+        if not self._ace_left(renamed_ace) or any(
                 self.registry.legal(card, p) and math.hypot(p.x - x, p.y - y) <= self.registry.wide_mm
                 for p in self.registry.open_piles()):
             return False  # (or it is on its way to, or askew beside, the pile it fits next door)
-        # judged without reads of the renamed Ace under the 2 (they are the Ace's, not misreads)
-        kept, landing.fragments = landing.fragments, self._fragments(landing, under={renamed})
+        # judged without reads of the renamed top card under it (they are that card's, not misreads)
+        under = str(Card(top.rank, c.suit))
+        kept, landing.fragments = landing.fragments, self._fragments(landing, under={under})
         reads = self._reads(landing)
         confidence = self._confidence(landing, card)
+        support: Counter = Counter()
+        for suit, sure in self._pile_support.get(pile.id, {}).values():
+            support[suit] += sure
         if reads[card] < 0.6 * sum(reads.values()) or confidence < self.s.min_confidence \
-                or confidence <= self._pile_read.get(pile.id, 1.0):
+                or confidence + support[c.suit] <= support.get(top.suit, 1.0):
             landing.fragments = kept
             return False
-        old = pile.cards[0]
-        pile.cards[0] = renamed
-        self._rename_done(old, renamed, (pile.x, pile.y))
+        renamed = {old: str(Card(Card.parse(old).rank, c.suit)) for old in dict.fromkeys(pile.cards)}
+        pile.cards = [renamed[old] for old in pile.cards]
+        for old, new in renamed.items():
+            self._rename_done(old, new, (pile.x, pile.y))
         self._confirmed.append({
-            "type": "pile_revised", "pile": pile.id, "renamed": {old: renamed},
-            "reason": f"vision: {card} (read at {confidence:.2f}) lies on this Ace, read {old} at "
-                      f"{self._pile_read.get(pile.id, 0.0):.2f}: it is the {renamed}",
+            "type": "pile_revised", "pile": pile.id, "renamed": renamed,
+            "reason": f"vision: {card} (read at {confidence:.2f}) lies on this pile; its cards' reads weigh "
+                      f"{confidence + support[c.suit]:.2f} as {c.suit} with it, {support.get(top.suit, 0.0):.2f} "
+                      f"as {top.suit}: it is the {', '.join(renamed.values())}",
         })
         return True
 
@@ -1829,7 +1843,7 @@ class PlayReader:
         return sum(1 for p in self.registry.piles.values() if p.cards[:1] == [ace]) < decks
 
     def _rename_done(self, old: str, new: str, spot: Point) -> None:
-        """A card reported or flagged at ``spot`` as ``old`` was ``new`` (see _misread_ace)."""
+        """A card reported or flagged at ``spot`` as ``old`` was ``new`` (see _misread_suit)."""
         for done in (self._done, self._done_at):
             for k, entry in enumerate(done):
                 if entry[0] == old and math.hypot(entry[1][0] - spot[0], entry[1][1] - spot[1]) <= self.registry.join_mm:
