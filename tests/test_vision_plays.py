@@ -1215,6 +1215,33 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
+def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing_not_a_rival():
+    """cy's 2H is never seen on its way. ben's arm, from the left, passes over the pile to put his
+    AS down 340 mm to the right: at the 2H the blob also runs on to the right without crossing
+    that edge, a forearm that would name dee (fresh dev clip 5528). It points at ben's AS, put
+    down just then: no arm of dee's, no hidden copy. The same forearm with nothing put down along
+    its line is dee's arm, and her hidden copy is inferred."""
+    from vision.attribution import Forearm
+
+    def run(with_ace):
+        scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+        scene.play("AH", "ana", 0, 1.0)
+        scene.play("2H", "cy", 0, 2.0)
+        if with_ace:
+            scene.play("AS", "ben", 4, 2.0)
+        frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+        cy, ben = scene.seat_point(2), scene.seat_point(1)
+        (x, y), (x4, y4) = scene.slots[0], scene.slots[4]
+        forearm = Forearm((x + 0.6 * (x4 - x), y + 0.6 * (y4 - y)))
+        arms = _ArmsAt({scene.slots[0]: (cy, [(1.80, ben), (2.0 - 0.16, cy), (1.86, forearm)]),
+                        scene.slots[4]: (ben, [(2.0 - 0.16, ben)])})
+        obs, _ = _read(scene, frames, 3.5, arms=arms)
+        return sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H")
+
+    assert run(with_ace=True) == [("2H", "cy")]
+    assert run(with_ace=False) == [("2H", "cy"), ("2H", "dee")]
+
+
 @pytest.mark.parametrize("ghost_fate", ["dropped", "ruled"])
 def test_a_hidden_copy_waits_for_a_landing_beside_it_to_prove_a_copy_or_a_ghost(ghost_fate):
     """cy's 2H is never seen on its way and ben's arm came with hers: his copy is hidden. A second

@@ -185,6 +185,11 @@ APPROACH_S = 0.3
 RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is still the hand leaving
 
 
+class Forearm(tuple):
+    """A reach's point (x, y mm) on a forearm seen running to the spot without crossing the edge
+    (:meth:`ArmWatcher._arms_without_root`): it may be another arm going on past the spot."""
+
+
 class ArmWatcher:
     """Where an arm reached in from, for cards never seen on their way (blurred under the hand).
 
@@ -524,7 +529,8 @@ class ArmWatcher:
             hit[inside] = blob[ys[inside], xs[inside]]
             if hit.mean() >= cover:
                 k = int(np.nonzero(hit)[0][-1])
-                out[side] = (float(spot_mm[0] + steps[k] * dx_mm / length), float(spot_mm[1] + steps[k] * dy_mm / length))
+                out[side] = Forearm((float(spot_mm[0] + steps[k] * dx_mm / length),
+                                     float(spot_mm[1] + steps[k] * dy_mm / length)))
         return out
 
     def _crossings(self, blob: np.ndarray, shape: tuple[int, int], share: float) -> dict[str, tuple[float, float]]:

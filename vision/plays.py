@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, mean_axis
+from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, Forearm, mean_axis
 from vision.calibrate import point_in_polygon
 from referee.cards import Card, UnknownCard
 from referee.nerts import fits
@@ -104,6 +104,13 @@ class ReaderSettings:
     # waiting beside the pile: 60 s dev clips 4343/5153, staged 10 and 50 ms gaps, arms 0.17 and
     # 0.4 s apart)
     arm_contest_wide_s: float = 0.45
+    # a forearm seen running from a spot towards a card put down farther along that line (at least
+    # passing_mm away, within passing_deg) from passing_before_s before to passing_after_s after
+    # it reached the spot is the arm that put that card down, reaching past (see PlayReader._reaches)
+    passing_mm: float = 100.0
+    passing_deg: float = 25.0
+    passing_before_s: float = 0.5
+    passing_after_s: float = 1.0
     # an arm whose player puts a card on another pile this close in time reached past this one on
     # its way there (neighbouring piles on a busy table): it brought no card here. One hand plays
     # one card at a time and fetches the next from its own layout: simulated players' plays were
@@ -550,7 +557,7 @@ class PlayReader:
 
         def arms_from(t0: float) -> list[tuple[float, str]]:
             reached: list[tuple[float, str]] = []
-            for t_arm, entry in self.arms.reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
+            for t_arm, entry in self._reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
                 if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
@@ -788,11 +795,39 @@ class PlayReader:
         (from ``arm_before_s`` before until just after ``t_rest``) and whose side names a player."""
         t0, t1 = t_rest - self.s.arm_before_s, t_rest + self.s.arm_after_s
         named = []
-        for t_arm, where in self.arms.reaches(rest, t0, t1, since=self._arms_since(rest, label)):
+        for t_arm, where in self._reaches(rest, t0, t1, since=self._arms_since(rest, label)):
             who, c, _ = self.attributor.attribute(where, rest, owner_votes, axis)
             if who is not None and c >= self.s.path_conf:
                 named.append((t_arm, who, c))
         return named
+
+    def _reaches(self, spot: Point, t0: float, t1: float, since: float | None = None) -> list[tuple[float, Point]]:
+        """The arms that reached ``spot`` (``ArmWatcher.reaches``), less forearms that ran on to a
+        card put down farther along their line just then: one arm reaching past the spot to that
+        card, its hand beyond, read as a second arm from the far side (fresh dev clip 5528: ana's
+        arm passing over a spade pile to her 5S 320 mm on, named as cleo's, gave ben's 3S to ana
+        and made it a contest with cleo)."""
+        return [(t_arm, where) for t_arm, where in self.arms.reaches(spot, t0, t1, since=since)
+                if not (isinstance(where, Forearm) and self._passing_over(spot, where, t_arm))]
+
+    def _passing_over(self, spot: Point, where: Point, t_arm: float) -> bool:
+        """Whether a card came to rest along the line from ``spot`` through ``where``, at least
+        ``passing_mm`` on, about when an arm reached ``spot`` at ``t_arm``."""
+        ux, uy = where[0] - spot[0], where[1] - spot[1]
+        if math.hypot(ux, uy) < 1e-6:
+            return False
+        heading = math.atan2(uy, ux)
+        spots = [(p.rest, p.contact.t) for p in self.pending + self._recent if not p.canceled] + \
+                [(where2, tc) for _, tc, where2, _ in self._plays]
+        for (x, y), tc in spots:
+            dx, dy = x - spot[0], y - spot[1]
+            if math.hypot(dx, dy) < self.s.passing_mm or \
+                    not -self.s.passing_before_s <= tc - t_arm <= self.s.passing_after_s:
+                continue
+            off = abs((math.degrees(math.atan2(dy, dx) - heading) + 180.0) % 360.0 - 180.0)
+            if off <= self.s.passing_deg:
+                return True
+        return False
 
     def _landing_reaches(self, landing: Landing) -> list[tuple[float, str, float]]:
         """:meth:`_named_reaches` at a landing's rest, the way its card lies."""
@@ -1143,7 +1178,7 @@ class PlayReader:
         t_arm = None
         since = self._arms_since(rest, label)
         if player is not None and hasattr(self.arms, "reaches"):
-            for t_reach, entry in self.arms.reaches(rest, t0, t_seen, since=since):
+            for t_reach, entry in self._reaches(rest, t0, t_seen, since=since):
                 who, c, _ = self.attributor.attribute(entry, rest)
                 if who == player and c >= self.s.path_conf:
                     t_arm = t_reach
