@@ -42,6 +42,8 @@ WORK = 4
 PERCEIVE_S = 0.25  # a spot taken this long before our contact is seen in time to pull back
 CALL_SLACK_S = 0.35  # with land_after_call: a card this close to contact at the call still lands
 ROUND_GAP_S = 4.0  # time between rounds (cards gathered, shuffled and dealt again)
+# a contest's loser still takes their copy back this long after the round ended (the camera films on)
+TAKE_BACK_AFTER_END_S = 2.0
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -426,7 +428,21 @@ class Game:
             t, _, fn, args = heapq.heappop(self._queue)
             fn(t, *args)
         assert self.end_t is not None
+        self._settle_take_backs()
         return self._finish_round(r, t0)
+
+    def _settle_take_backs(self) -> None:
+        """Contest copies due to be taken back after the round ended are taken back: nothing
+        touches after the end, but a hand does not freeze at the pile holding a lifted card (what
+        a camera films on: 60 s dev clips 5486, 5500, 5528 froze a contest at the time limit, and
+        the footage could not show who took their copy back). Drawn from a copy of the generator,
+        so every later round plays as before."""
+        assert self.end_t is not None
+        state = self.rng.getstate()
+        for t, _, fn, args in sorted(self._queue, key=lambda e: (e[0], e[1])):
+            if fn == self._take_back and t <= self.end_t + TAKE_BACK_AFTER_END_S:
+                fn(t, *args)
+        self.rng.setstate(state)
 
     def _deal(self, t: float) -> None:
         rng = self.rng

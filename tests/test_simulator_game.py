@@ -185,6 +185,25 @@ def test_max_seconds_ends_the_round_as_it_stands():
     _replay_matches(rec)
 
 
+def test_a_contest_copy_due_back_after_the_time_limit_is_still_taken_back(monkeypatch):
+    """Seed 191's 12 s round ends while a contest's losing copy lies on its pile, due back 0.25 s
+    later: the camera films on, so its player still takes it back (a flight from the pile to their
+    layout after the end) instead of freezing there holding it. What was played, the truth and
+    every later round are the same as when nothing moved after the end."""
+    from simulator.game import Game
+
+    cfg = GameConfig(players=4, seed=191, max_seconds=12, rounds=2, disputes=[0, 5, 10, 20, 33, 50, 100])
+    rec = play_game(cfg)
+    end = rec.rounds[0].t_end
+    back = [f for f in rec.timeline.flights if end < f.t_grab < rec.rounds[1].t_start]
+    assert len(back) == 1 and back[0].t_contact - end < 1.5
+    assert [d for d in rec.disputes if d.round == 0 and end - 1.0 < d.t <= end]  # (the contest it lost)
+    monkeypatch.setattr(Game, "_settle_take_backs", lambda self: None)
+    frozen = play_game(cfg)
+    assert frozen.truth == rec.truth
+    assert not [f for f in frozen.timeline.flights if end < f.t_grab < frozen.rounds[1].t_start]
+
+
 @pytest.mark.parametrize("players", [0, 1, 9, -3])
 def test_bad_player_counts_are_usage_errors(players):
     with pytest.raises(UsageError, match="2 to 8"):
