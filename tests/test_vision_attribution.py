@@ -266,6 +266,28 @@ def test_an_arm_whose_root_settled_is_still_found_beside_the_other_arm_in_its_bl
     assert [where[1] > 500 for _, where in one.reaches(spot, 0.9, 1.5)] == [True]
 
 
+def test_an_arm_turned_down_is_passed_over_and_a_later_one_from_its_side_found():
+    """``keep``: the forearm of an arm reaching past from the bottom, read as an arm from the left
+    (its point a ``Forearm``), is turned down; the real left arm, coming once that left, is found.
+    Arms crossing the edge are no forearms."""
+    from vision.attribution import Forearm
+
+    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
+    arms = ArmWatcher()
+    for k in range(40):
+        m = np.zeros((120, 200), bool)
+        if k < 12:
+            m[60:120, 148:153] = True  # from the bottom edge up to the spot...
+            m[58:63, 40:150] = True  # ...and on to the left, ending 160 mm inside the edge
+        elif k >= 24:
+            m[58:63, 0:150] = True  # an arm from the left edge to the spot
+        arms.update(1.0 + k / 30, m, _to_mm)
+    everything = arms.reaches(spot, 0.9, 2.4)
+    assert sorted((round(t, 3), isinstance(w, Forearm)) for t, w in everything) == [(1.0, False), (1.0, True)]
+    kept = arms.reaches(spot, 0.9, 2.4, keep=lambda t, where: not isinstance(where, Forearm))
+    assert sorted((round(t, 3), isinstance(w, Forearm), w[0] < 150) for t, w in kept) == [(1.0, False, False), (1.8, False, True)]
+
+
 @pytest.mark.parametrize("left_arm", ["resting", "coming", "back later"])
 def test_a_hand_that_rested_at_the_spot_and_moves_again_is_no_arm_arriving(left_arm):
     """ben's arm put a card on the pile at 1.0 s and his hand rested there, still (out of the

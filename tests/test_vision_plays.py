@@ -1220,15 +1220,16 @@ def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing
     AS down 340 mm to the right: at the 2H the blob also runs on to the right without crossing
     that edge, a forearm that would name dee (fresh dev clip 5528). It points at ben's AS, put
     down just then: no arm of dee's, no hidden copy. The same forearm with nothing put down along
-    its line is dee's arm, and her hidden copy is inferred."""
+    its line, or only a card whose player's way there does not run over the pile (ana's, from the
+    bottom: fresh dev clip 5531), is dee's arm, and her hidden copy is inferred."""
     from vision.attribution import Forearm
 
-    def run(with_ace):
+    def run(ace_by):
         scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
         scene.play("AH", "ana", 0, 1.0)
         scene.play("2H", "cy", 0, 2.0)
-        if with_ace:
-            scene.play("AS", "ben", 4, 2.0)
+        if ace_by:
+            scene.play("AS", ace_by, 4, 2.0)
         frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
         cy, ben = scene.seat_point(2), scene.seat_point(1)
         (x, y), (x4, y4) = scene.slots[0], scene.slots[4]
@@ -1238,8 +1239,9 @@ def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing
         obs, _ = _read(scene, frames, 3.5, arms=arms)
         return sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H")
 
-    assert run(with_ace=True) == [("2H", "cy")]
-    assert run(with_ace=False) == [("2H", "cy"), ("2H", "dee")]
+    assert run(ace_by="ben") == [("2H", "cy")]
+    assert run(ace_by=None) == [("2H", "cy"), ("2H", "dee")]
+    assert run(ace_by="ana") == [("2H", "cy"), ("2H", "dee")]
 
 
 @pytest.mark.parametrize("ghost_fate", ["dropped", "ruled"])

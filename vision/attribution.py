@@ -312,7 +312,9 @@ class ArmWatcher:
 
     def reaches(self, spot_mm: tuple[float, float], t0: float, t1: float, min_frames: int = 2,
                 share: float = 0.3, lookback_s: float = ARRIVAL_LOOKBACK_S,
-                since: float | None = None) -> list[tuple[float, tuple[float, float]]]:
+                since: float | None = None,
+                keep: Callable[[float, tuple[float, float]], bool] | None = None
+                ) -> list[tuple[float, tuple[float, float]]]:
         """Every arm that reached ``spot_mm`` and was there between ``t0`` and ``t1``, one per side
         of the watched area it came in from: (first of ``min_frames`` frames in a row in which the
         spot's blob crossed that side with at least ``share`` of its busiest side's edge pixels,
@@ -324,7 +326,8 @@ class ArmWatcher:
         contest first seen 1.3 s after its contacts, both copies timed from arms "arriving" at the
         start of the window, 0.6 s late, and counted as phantoms). With ``since``, an arm that came
         before then is passed over (the arm of an earlier card on the pile, still there or
-        withdrawing), and a later arm from its side may still count once it has gone."""
+        withdrawing), and a later arm from its side may still count once it has gone. An arm that
+        ``keep`` turns down (given its time and point) is passed over the same way."""
         if self._to_mm is None:
             return []
         first = None
@@ -333,6 +336,7 @@ class ArmWatcher:
         found: dict[str, tuple[float, tuple[float, float]]] = {}
         seen: list[tuple[float, str, dict[str, int]]] = []  # per frame: what lay at the spot, motion per edge
         resumed: dict[str, float] = {}  # side -> last frame of its hand that rested there moving again
+        refused: set[str] = set()  # sides whose arm now there ``keep`` turned down
         for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             blob = self._blob_at(mask, spot_mm)
@@ -354,14 +358,20 @@ class ArmWatcher:
                     start, where = runs[side][0]
                     if side in resumed:
                         start = first  # it came before it was looked for, when is unknown
-                    if len(runs[side]) >= min_frames and t >= t0 and self._came_since(start, first, since):
-                        found[side] = (first if side in resumed else self._arrived(start, first, t0), where)
+                    if len(runs[side]) >= min_frames and t >= t0 and self._came_since(start, first, since) \
+                            and side not in refused:
+                        reach = (first if side in resumed else self._arrived(start, first, t0), where)
+                        if keep is None or keep(*reach):
+                            found[side] = reach
+                        else:
+                            refused.add(side)
                 elif side in runs:
                     # an arm crossing the edge flickers out of a frame or two where it merges
                     # with another or stands still a moment: the run goes on through such gaps
                     missed[side] = missed.get(side, 0) + 1
                     if missed[side] > RUN_GAP_FRAMES:
                         runs.pop(side)
+                        refused.discard(side)
             seen.append((t, "crossed" if sides else "none" if blob is None else "sideless", self._edge_motion(mask)))
         return sorted(found.values())
 

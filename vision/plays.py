@@ -111,6 +111,7 @@ class ReaderSettings:
     passing_deg: float = 25.0
     passing_before_s: float = 0.5
     passing_after_s: float = 1.0
+    passing_off_mm: float = 90.0
     # an arm whose player puts a card on another pile this close in time reached past this one on
     # its way there (neighbouring piles on a busy table): it brought no card here. One hand plays
     # one card at a time and fetches the next from its own layout: simulated players' plays were
@@ -263,6 +264,16 @@ def segment_distance(p: Point, a: Point, b: Point) -> float:
     length2 = dx * dx + dy * dy
     u = 0.0 if length2 == 0 else min(max(((p[0] - ax) * dx + (p[1] - ay) * dy) / length2, 0.0), 1.0)
     return math.hypot(p[0] - ax - u * dx, p[1] - ay - u * dy)
+
+
+def _near_segment(p: Point, a: Point, b: Point, within_mm: float) -> bool:
+    """Whether ``p`` lies within ``within_mm`` of the segment from ``a`` to ``b``, between its ends."""
+    vx, vy = b[0] - a[0], b[1] - a[1]
+    n2 = vx * vx + vy * vy
+    if n2 < 1e-9:
+        return False
+    u = ((p[0] - a[0]) * vx + (p[1] - a[1]) * vy) / n2
+    return 0.0 < u < 1.0 and math.hypot(a[0] + u * vx - p[0], a[1] + u * vy - p[1]) <= within_mm
 
 
 def _off_deg(spot: Point, where: Point, anchor: Point) -> float:
@@ -807,25 +818,36 @@ class PlayReader:
         card, its hand beyond, read as a second arm from the far side (fresh dev clip 5528: ana's
         arm passing over a spade pile to her 5S 320 mm on, named as cleo's, gave ben's 3S to ana
         and made it a contest with cleo)."""
-        return [(t_arm, where) for t_arm, where in self.arms.reaches(spot, t0, t1, since=since)
-                if not (isinstance(where, Forearm) and self._passing_over(spot, where, t_arm))]
+        def keep(t_arm: float, where: Point) -> bool:
+            return not (isinstance(where, Forearm) and self._passing_over(spot, where, t_arm))
+
+        # (a later arm from the same side still counts: fresh dev clip 5491, ana's own arm came
+        # 0.8 s after cleo's passed over the pile on its way to her 2D)
+        if isinstance(self.arms, ArmWatcher):
+            return self.arms.reaches(spot, t0, t1, since=since, keep=keep)
+        return [r for r in self.arms.reaches(spot, t0, t1, since=since) if keep(*r)]  # (tests' stand-ins)
 
     def _passing_over(self, spot: Point, where: Point, t_arm: float) -> bool:
         """Whether a card came to rest along the line from ``spot`` through ``where``, at least
-        ``passing_mm`` on, about when an arm reached ``spot`` at ``t_arm``."""
+        ``passing_mm`` on, about when an arm reached ``spot`` at ``t_arm``, put down by a player
+        whose way there from their seat runs over ``spot`` (within ``passing_off_mm``): a forearm
+        from the far side of a long reach, its root settled, points at cards put down on its way
+        too, but by players of other seats (fresh dev clip 5531: cleo's arm from the top at a 2S
+        contest, dev's 4C put down 0.4 s later on a pile between her and it)."""
         ux, uy = where[0] - spot[0], where[1] - spot[1]
         if math.hypot(ux, uy) < 1e-6:
             return False
         heading = math.atan2(uy, ux)
-        spots = [(p.rest, p.contact.t) for p in self.pending + self._recent if not p.canceled] + \
-                [(where2, tc) for _, tc, where2, _ in self._plays]
-        for (x, y), tc in spots:
+        spots = [(p.rest, p.contact.t, p.player) for p in self.pending + self._recent if not p.canceled] + \
+                [(where2, tc, who) for who, tc, where2, _ in self._plays]
+        for (x, y), tc, who in spots:
             dx, dy = x - spot[0], y - spot[1]
-            if math.hypot(dx, dy) < self.s.passing_mm or \
+            anchor = self.attributor.anchors.get(who) if who is not None else None
+            if anchor is None or math.hypot(dx, dy) < self.s.passing_mm or \
                     not -self.s.passing_before_s <= tc - t_arm <= self.s.passing_after_s:
                 continue
             off = abs((math.degrees(math.atan2(dy, dx) - heading) + 180.0) % 360.0 - 180.0)
-            if off <= self.s.passing_deg:
+            if off <= self.s.passing_deg and _near_segment(spot, anchor, (x, y), self.s.passing_off_mm):
                 return True
         return False
 
