@@ -1244,20 +1244,6 @@ def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing
     assert run(ace_by="ana") == [("2H", "cy"), ("2H", "dee")]
 
 
-def test_an_arm_is_on_its_way_past_a_pile_when_its_player_puts_a_card_down_farther_on_just_after():
-    """ben's arm over slot 0 on its way from his seat (left) to slot 4 (fresh dev clips 5531,
-    5534): a card of his put down at slot 4 just after makes it a reach past, whether that card was
-    seen on its way or not. Not a card of his put down before, long after, or somewhere slot 0 is
-    not on his way to; not another player's."""
-    scene = SyntheticScene(PLAYERS, seed=24)
-    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
-    spot, far, beside = scene.slots[0], scene.slots[4], scene.slots[10]
-    for who, tc, where, expected in [("ben", 2.3, far, True), ("ben", 1.7, far, False), ("ben", 3.5, far, False),
-                                     ("ben", 2.3, beside, False), ("dee", 2.3, far, False)]:
-        reader._plays = [(who, tc, where, None)]
-        assert reader._on_the_way("ben", spot, 2.0) is expected, (who, tc, where)
-
-
 @pytest.mark.parametrize("ghost_fate", ["dropped", "ruled"])
 def test_a_hidden_copy_waits_for_a_landing_beside_it_to_prove_a_copy_or_a_ghost(ghost_fate):
     """cy's 2H is never seen on its way and ben's arm came with hers: his copy is hidden. A second

@@ -862,7 +862,7 @@ class PlayReader:
         withdrawing). With ``inferred``, a copy inferred for them elsewhere counts too."""
         t = t_arm + self.s.arm_lead_s
         if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t) or \
-                self._taking_back(player, spot, t_arm) or self._on_the_way(player, spot, t):
+                self._taking_back(player, spot, t_arm):
             return True
         if not inferred:
             return False
@@ -963,26 +963,6 @@ class PlayReader:
             return True
         return any(p.player == player and not p.canceled and not p.unseen_arrival and away(p.rest)
                    and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending)
-
-    def _on_the_way(self, player: str, spot: Point, t: float) -> bool:
-        """Whether ``player`` put a card down (seen, or a contest's copy reported) farther on, with
-        ``spot`` on their way there from their seat (within ``passing_off_mm``), up to
-        ``passing_after_s`` after an arm of theirs at ``spot`` would have put a card down at ``t``:
-        the arm reached past (fresh dev clips 5531: ana's arm over a 3S pile on its way to her 6C
-        320 mm on, named the 3S, dev's; 5534: cleo's over ben's 2C on its way to her QC contest
-        260 mm on, inferred a copy of hers). Unlike :meth:`_played_elsewhere`, a card never seen on
-        its way counts: the way says whose arm passed, not the card."""
-        anchor = self.attributor.anchors.get(player)
-        if anchor is None:
-            return False
-        # (a copy still only inferred from an arm may be this arm's own shadow: fresh dev clip
-        # 5531, ana's hidden copy of a phantom 5S, later dropped, took her copy of a 2S contest)
-        spots = [(p.rest, p.contact.t) for p in self.pending + self._recent
-                 if p.player == player and not p.canceled and not p.flagged] + \
-                [(where, tc) for who, tc, where, _ in self._plays if who == player]
-        return any(math.hypot(where[0] - spot[0], where[1] - spot[1]) >= self.s.passing_mm
-                   and -self.s.passing_before_s / 5 <= tc - t <= self.s.passing_after_s
-                   and _near_segment(spot, anchor, where, self.s.passing_off_mm) for where, tc in spots)
 
     def _withdrawing(self, player: str, spot: Point, t: float) -> bool:
         """Whether ``player`` put a card on this pile, or took a contest's copy back off it, less than
@@ -2137,9 +2117,8 @@ class PlayReader:
         (:meth:`_owner_sure`). The seen copy is then the second arm's alone. (38 dev clips
         5340-5411, by the truth: of 176 copies inferred for a true contest, no seen copy's player
         played elsewhere that close; of 45 inferred for no contest, 27 did.)"""
-        return landing.arm_timed and (
-            self._sure_play_elsewhere(landing.player, landing.rest, landing.contact.t, self.pending + self._recent)
-            or self._on_the_way(landing.player, landing.rest, landing.contact.t))
+        return landing.arm_timed and self._sure_play_elsewhere(landing.player, landing.rest, landing.contact.t,
+                                                               self.pending + self._recent)
 
     def _sure_play_elsewhere(self, player: str, spot: Point, t: float, landings: list[Landing]) -> bool:
         """Whether one of ``landings`` is ``player``'s, on another pile than ``spot``, within
@@ -2435,9 +2414,8 @@ class PlayReader:
                for who, tc, spot, g in self._plays):
             return True
         # a play of theirs still pending, whose owner is sure (dev clip 5341: a 9S held past a 2C
-        # contest's due time), or one this pile lay on the way to
-        if self._sure_play_elsewhere(player, landing.rest, contact.t, self.pending) or \
-                self._on_the_way(player, landing.rest, contact.t):
+        # contest's due time)
+        if self._sure_play_elsewhere(player, landing.rest, contact.t, self.pending):
             return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
