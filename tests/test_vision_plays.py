@@ -984,6 +984,41 @@ def test_a_weak_ace_read_surely_again_and_again_where_it_lies_is_played(later_co
         assert re.match(r"read \d+ times more where it lies \(an Ace read weakly", ace["evidence"]["confirmed_by"])
 
 
+@pytest.mark.parametrize("reads_after", [0, 6])
+def test_the_detector_keeps_reading_a_weak_ace_where_it_lies_even_on_a_still_table(reads_after):
+    """cy's AC is read weakly (0.60) as it lands, just before the round ends: flagged, it needs
+    more reads where it lies, but a still table stops the detector (fresh dev clip 5555: ben's AC,
+    read once, never looked at again, lost). The reader asks for reads at its spot until it has
+    them, or for ``ace_watch_s`` at most."""
+    from dataclasses import replace
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("AC", "cy", 1, 2.0)
+    frames = _unseen_in_flight(scene, 8.0, "AC", 2.0, every=3)
+    seen = 0
+    for _, t, sightings in frames:  # read until flagged, then only reads_after more times
+        ace = [replace(s, confidence=0.6) for s in sightings if s.label == "AC"]
+        if t > 2.6 and ace:
+            seen += 1
+        sightings[:] = [s for s in sightings if s.label != "AC"] + (ace if t <= 2.6 or seen <= reads_after else [])
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker = CardTracker(fps=scene.fps)
+    reader = PlayReader(cfg, scene.fps, arms=_Arm(scene.seat_point(2), reached=2.0 - 0.16))
+    wanted = {}
+    for i, t, s in frames:
+        tracker.update(s, i, t)
+        reader.update(tracker.tracks, t)
+        wanted[round(t, 2)] = (reader.wants_reads(), reader.watch_boxes())
+    (flag,) = reader.flags
+    assert flag.reason.startswith("an Ace read weakly") and not reader.pending
+    x, y = scene.slots[1]
+    wants, boxes = wanted[3.0]
+    assert wants == (reads_after == 0)
+    assert any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in boxes) == (reads_after == 0)
+    assert wanted[6.0] == (False, [])  # given up ace_watch_s after it came to rest
+
+
 @pytest.mark.parametrize("apart_mm", [0.0, 21.0])
 def test_a_still_card_read_only_three_times_in_turn_at_two_spots_lands(apart_mm):
     """An Ace put down on a still part of the table is read only while hands move near it: three
@@ -2052,6 +2087,43 @@ def test_arms_from_across_the_table_reaching_two_neighbouring_piles_together_sto
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     assert sorted((o["card"], o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"][0] == "2") == \
         [("2H", "ana", False), ("2H", "dee", True), ("2S", "ben", False)]
+
+
+@pytest.mark.parametrize("ace_waits_for", ["ana", "ben"])
+def test_a_card_waiting_for_one_arm_is_no_stop_for_another_arm_reaching_past_it(ace_waits_for):
+    """ben (left) and dee (right) tie a 3S on the right one of two neighbouring piles (dee's copy
+    under ben's); ana (bottom) puts an AD down on the left one. Neither card was seen on its way,
+    and all three arms reached both spots. The AD lies on ben's way to the 3S, but while it waits
+    as ana's (her arm is not free for the 3S), ben's arm did not stop there: ben's and dee's arms,
+    come together, are the 3S contest (fresh dev clip 5560: the 3S given to ana, both copies
+    lost). While the AD waits as ben's, his arm stopped there and no contest is inferred."""
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30, arms=_ArmsBySide([(1.84, scene.seat_point(1))], None))
+    ben, dee = reader.attributor.anchors["ben"], reader.attributor.anchors["dee"]
+    spade, diamond = scene.slots[7], scene.slots[6]
+    assert ben[0] < diamond[0] < spade[0] < dee[0]  # (left seat, AD pile, 3S pile, right seat)
+
+    def landing(label, spot, player):
+        track = SimpleNamespace(label=label, samples=[Sample(80, 2.7, spot[0], spot[1], 0.8)], owner_votes=Counter())
+        lnd = Landing(track, 0, spot, 2.7, ContactEstimate(2.46, 100.0, 0.0, spot), player, 0.99, "motion")
+        lnd.unseen_arrival = True
+        lnd.arm_reaches = [(1.84, "ben", 0.96), (1.9, "dee", 0.93), (2.3, "ana", 0.98)]
+        return lnd
+
+    three, ace = landing("3S", spade, "ana"), landing("AD", diamond, ace_waits_for)
+    reader.pending = [three, ace]
+    reader._contest_of_free_arms(three)
+    if ace_waits_for == "ana":
+        assert {three.player, three.hidden_rival[0]} == {"ben", "dee"}
+    else:
+        assert three.hidden_rival is None and three.player == "ana"
 
 
 @pytest.mark.parametrize("carried", [False, True])

@@ -64,6 +64,10 @@ class ReaderSettings:
     # (of 15 weak Aces on 88 dev and report clips, 5 more reads brought 6 of the 7 true ones to
     # 0.68-0.79 all told, one at 8 reads, while no misread got past 0.61)
     ace_reread_reads: int = 5
+    # ... and the detector keeps reading it where it lies this long after it came to rest, even on
+    # a still table (fresh dev clip 5555: ben's AC put down 0.1 s before the round ended, read once
+    # at 0.60, then never looked at again: the table went still; lost)
+    ace_watch_s: float = 3.0
     rival_mm: float = 350.0  # a rival this close to the pile and approaching is waited for
     min_confidence: float = 0.55  # below: flagged for review, not ruled
     support_reads: int = 4  # a card read fewer times than this has its confidence scaled down
@@ -467,11 +471,23 @@ class PlayReader:
     def watch_boxes(self, half_mm: float = 50.0) -> list[tuple[float, float, float, float]]:
         """Where landed cards wait to be ruled, and where a card was read lately on the pile it goes
         next on without coming to rest yet (table mm boxes): the detector keeps reading them."""
-        spots = [p.rest for p in self.pending if not p.done]
+        spots = [p.rest for p in self.pending if not p.done] + self._weak_aces_to_read()
         spots += [(tr.last.x, tr.last.y) for tr in self._all.values()
                   if tr.landed_index is None and not tr.reported and self._now - tr.last.t <= self.s.watch_seen_s
                   and self._next_on_pile(tr.label, tr.last.x, tr.last.y)]
         return [(x - half_mm, y - half_mm, x + half_mm, y + half_mm) for x, y in spots]
+
+    def _weak_aces_to_read(self) -> list[Point]:
+        """Where Aces flagged for a weak read lie, still short of the reads that may confirm them
+        (``ace_reread_reads``) and put down at most ``ace_watch_s`` ago."""
+        return [landing.rest for _, landing, label, pile_id, _ in self._unconfirmed
+                if pile_id is None and label.startswith("A") and landing.reread < self.s.ace_reread_reads
+                and self._now - landing.t_rest <= self.s.ace_watch_s]
+
+    def wants_reads(self) -> bool:
+        """Whether the detector must look even at a still table: plays wait to be ruled, or a weak
+        Ace waits for more reads where it lies."""
+        return bool(self.pending) or bool(self._weak_aces_to_read())
 
     def _next_on_pile(self, label: str, x: float, y: float) -> bool:
         """Whether ``label`` read at ``(x, y)`` is the card that goes next on the pile there (a
@@ -658,9 +674,10 @@ class PlayReader:
         busy there by a phantom copy, or the third player's play elsewhere is misattributed)."""
         if not landing.unseen_arrival or landing.arm_reaches is None or landing.hidden_rival is not None:
             return
+        waiting = {a[1] for a in landing.arm_reaches if self._pending_elsewhere(landing, a[1], a[0] + self.s.arm_lead_s)}
         free = [(t_arm, who) for t_arm, who, _ in self._reached_past(landing, [
             a for a in landing.arm_reaches if not self._arm_busy(a[1], landing.rest, a[0], inferred=True)
-            and not self._pending_elsewhere(landing, a[1], a[0] + self.s.arm_lead_s)])]
+            and a[1] not in waiting], claimed=waiting)]
         if len(free) != 2 or free[0][1] == free[1][1] or abs(free[0][0] - free[1][0]) > self.s.arm_contest_s:
             return
         if len(free) == len(landing.arm_reaches):
@@ -925,14 +942,19 @@ class PlayReader:
                    and math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) > self.registry.join_mm
                    and abs(other.contact.t - t) < self.s.arm_elsewhere_s for other in self.pending)
 
-    def _reached_past(self, landing: Landing, arms: list[tuple[float, str, float]]) -> list[tuple[float, str, float]]:
+    def _reached_past(self, landing: Landing, arms: list[tuple[float, str, float]],
+                      claimed: set[str] = frozenset()) -> list[tuple[float, str, float]]:
         """``arms`` (time, player, confidence) that may have brought a card never seen on its way,
         less those that only reached past another pile on their way to it, as long as one is left:
         a card landed there just then (contact within ``arm_elsewhere_s``), within ``way_mm`` of
         the line from the arm's seat to this spot and nearer the seat, and that arm reached it too.
         Players across the table reaching two neighbouring piles together meet over them in one
         blob, and each arm seems to reach both (fresh dev clip 5430: ben's 5S and dev's 5H, 80 mm
-        apart, each given to the other); a hand stops at the first of them."""
+        apart, each given to the other); a hand stops at the first of them. A card waiting on
+        another pile for a player in ``claimed`` (whose arm is taken to have brought it, so is not
+        free here) is no stop for another player's arm: one card is not brought by two arms at
+        once (fresh dev clip 5560: ana's AD, waiting beside a 3S contest of ben's and dev's,
+        counted as ana's and as where ben's arm stopped, left the 3S to ana, both copies lost)."""
         def past(player: str) -> bool:
             anchor = self.attributor.anchors.get(player)
             if anchor is None:
@@ -941,6 +963,8 @@ class PlayReader:
                 if other is landing or other.canceled or abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
                     continue
                 if other.player != player and player not in {who for _, who, _ in other.arm_reaches or ()}:
+                    continue
+                if other.player != player and other.player in claimed:
                     continue
                 if math.hypot(other.rest[0] - landing.rest[0], other.rest[1] - landing.rest[1]) <= self.registry.join_mm:
                     continue
