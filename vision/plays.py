@@ -89,7 +89,10 @@ class ReaderSettings:
     arm_before_s: float = 0.9  # ... an arm at the spot up to this long before the card was seen at rest
     arm_after_s: float = 0.1  # ... or just after (an arm merged with another's is seen late)
     arm_lead_s: float = 0.16  # an arm reaches a spot this long before the card it brings touches it
-    arm_min_lead_s: float = 0.1  # ... and never less than this before the card lies there
+    # ... and more than this before the card lies there: three frames at 30 fps are too few to
+    # reach, put down and withdraw enough to show the card (fresh dev clip 5554: cleo's arm, three
+    # frames before dev's 6H lay there on her way to her 5D beside it, named the 6H; was 0.1 s)
+    arm_min_lead_s: float = 0.11
     # a card on a pile came with an arm that reached it later than this after the arm of the card
     # under it (see PlayReader._arms_since; those arms reach it 0.13-0.2 s before their card touches)
     arm_since_margin_s: float = 0.06
@@ -164,6 +167,8 @@ class ReaderSettings:
     # an arm still at a contest's pile this long after the later contact stayed to take a copy
     # back (see PlayReader._lingered)
     linger_s: float = 0.4
+    # ... or its player put no card on any other pile this close in time (see _reached_for_nothing_else)
+    lone_reach_s: float = 1.5
     # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
     # without (dev clip 4343: a tie whose arms left 0.43 s apart, neither seen lifting), less: a
     # tie unless the clocks agree
@@ -2399,7 +2404,28 @@ class PlayReader:
         the second arm was seen leaving the pile, or the seen copy's arm lingered
         (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343 and 5153: two
         phantom copies, 5242: one), and with no copy there is nothing to wait for."""
-        return landing.hidden_rival[0] in left or self._lingered(landing, left)
+        return landing.hidden_rival[0] in left or self._lingered(landing, left) or self._reached_for_nothing_else(landing)
+
+    def _reached_for_nothing_else(self, landing: Landing) -> bool:
+        """Whether the second arm came with the seen one (within ``arm_contest_s``) and its player
+        put no card anywhere else within ``lone_reach_s`` of it: an arm reaching past goes to
+        some other pile (fresh dev clip 5565: ana's arm at a 0 ms 2S tie, merged with ben's as it
+        left, so never seen leaving; her copy was dropped as a reach past, with no play of hers
+        for seconds around)."""
+        if landing.rival_needs_takeback:
+            return False
+        player, contact = landing.hidden_rival
+        x, y = landing.rest
+
+        def elsewhere(where: Point, t: float) -> bool:
+            return math.hypot(where[0] - x, where[1] - y) > self.registry.join_mm and \
+                abs(t - contact.t) < self.s.lone_reach_s
+
+        return not any(who == player and elsewhere(where, tc) for who, tc, where, _ in self._plays) and \
+            not any(p is not landing and not p.canceled and p.player == player and elsewhere(p.rest, p.contact.t)
+                    for p in self.pending + self._recent) and \
+            not any(p is not landing and not p.canceled and p.hidden_rival is not None and p.hidden_rival[0] == player
+                    and elsewhere(p.rest, p.hidden_rival[1].t) for p in self.pending + self._recent)
 
     def _lingered(self, landing: Landing, left: dict[str, float]) -> bool:
         """Whether the seen copy's arm stayed at the pile ``linger_s`` after the later contact, as a
