@@ -266,6 +266,35 @@ def test_an_arm_whose_root_settled_is_still_found_beside_the_other_arm_in_its_bl
     assert [where[1] > 500 for _, where in one.reaches(spot, 0.9, 1.5)] == [True]
 
 
+@pytest.mark.parametrize("came_in", ["along its line", "elsewhere"])
+def test_an_arm_whose_root_went_still_is_followed_through_where_it_came_in(came_in):
+    """dev's arm crossed the left edge on its way in (0.1 s), then its root there went still while
+    its hand met the other player's at the pile: the spot's blob crosses only the bottom edge,
+    and runs most of the way towards the left one at a slant (no straight forearm towards the
+    side's middle). Followed through where it moved just before, it crosses the left edge: a
+    second arm (fresh clip 5580, a 3H contest whose dev copy was lost). An arm that came in
+    across that edge somewhere else, not along the blob, is no root of it."""
+    import cv2
+
+    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
+    arms = ArmWatcher()
+    for k in range(8):
+        m = np.zeros((120, 200), np.uint8)
+        m[60:120, 148:153] = 1  # ana's arm from the bottom edge up to the spot, all along
+        if k < 3:  # dev's arm on its way in, short of the spot
+            start, end = ((0, 10), (90, 40)) if came_in == "along its line" else ((0, 110), (40, 100))
+        else:  # at the spot; its root by the edge out of the changed pixels
+            start, end = (40, 23), (150, 60)
+        cv2.line(m, start, end, 1, 5)
+        arms.update(1.0 + k / 30, m.astype(bool), _to_mm)
+    reached = arms.reaches(spot, 0.9, 1.3)
+    sides = sorted("left" if where[0] < 200 else "bottom" for _, where in reached)
+    assert sides == (["bottom", "left"] if came_in == "along its line" else ["bottom"])
+    if came_in == "along its line":
+        (t_left,) = [t for t, where in reached if where[0] < 200]
+        assert t_left == pytest.approx(1.1)  # when it joined the spot's blob
+
+
 def test_an_arm_turned_down_is_passed_over_and_a_later_one_from_its_side_found():
     """``keep``: the forearm of an arm reaching past from the bottom, read as an arm from the left
     (its point a ``Forearm``), is turned down; the real left arm, coming once that left, is found.

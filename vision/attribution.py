@@ -507,9 +507,36 @@ class ArmWatcher:
             # the spot's blob reaches no edge: follow it through where the arm moved in just before
             joined = self._blob_at(mask | trail, spot_mm)
             sides = self._crossings(joined, mask.shape, share) if joined is not None else {}
+        elif trail is not None and rootless:
+            sides.update(self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)))
         if rootless:
             sides.update(self._arms_without_root(blob, spot_mm, set(sides)))
         return sides
+
+    def _roots_in_trail(self, blob: np.ndarray, mask: np.ndarray, trail: np.ndarray,
+                        spot_mm: tuple[float, float], share: float, crossed: set[str],
+                        far_mm: float = 230.0, run: float = 0.6) -> dict[str, tuple[float, float]]:
+        """Sides not in ``crossed``, at least ``far_mm`` from the spot, that the spot's blob runs
+        at least ``run`` of the way to, and crosses when followed through where it moved just
+        before: a second arm joined to the first at the pile, whose root at the edge stopped
+        changing as it stretched (fresh clip 5580: dev's arm came in across the right edge, then
+        lay still there while its hand met ana's at a 3H contest, the blob reaching 350 of the
+        450 mm to the edge; the blob crossed only ana's edge, and dev's copy was lost)."""
+        h, w = blob.shape
+        (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
+        ys, xs = np.nonzero(blob)
+        # per side: (the spot's distance to it, how far the blob runs towards it), in mm
+        ways = {"left": (x0 / sx, (x0 - xs.min()) / sx), "top": (y0 / sy, (y0 - ys.min()) / sy),
+                "right": ((w - x0) / sx, (xs.max() + 1 - x0) / sx),
+                "bottom": ((h - y0) / sy, (ys.max() + 1 - y0) / sy)}
+        near = {side for side, (to_edge, runs) in ways.items()
+                if side not in crossed and to_edge >= far_mm and runs >= run * to_edge}
+        if not near:
+            return {}
+        joined = self._blob_at(mask | trail, spot_mm)
+        if joined is None:
+            return {}
+        return {side: where for side, where in self._crossings(joined, mask.shape, share).items() if side in near}
 
     def _arms_without_root(self, blob: np.ndarray, spot_mm: tuple[float, float], crossed: set[str],
                            near_mm: float = 50.0, far_mm: float = 230.0, cover: float = 0.75
