@@ -183,6 +183,9 @@ RESUME_S = 0.1
 RESUME_FRAMES = 2
 APPROACH_S = 0.3
 RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is still the hand leaving
+# A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
+# at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
+NEAR_SIDE_MM = 230.0
 
 
 class Forearm(tuple):
@@ -515,7 +518,7 @@ class ArmWatcher:
 
     def _roots_in_trail(self, blob: np.ndarray, mask: np.ndarray, trail: np.ndarray,
                         spot_mm: tuple[float, float], share: float, crossed: set[str],
-                        far_mm: float = 230.0, run: float = 0.6) -> dict[str, tuple[float, float]]:
+                        far_mm: float = NEAR_SIDE_MM, run: float = 0.6) -> dict[str, tuple[float, float]]:
         """Sides not in ``crossed``, at least ``far_mm`` from the spot, that the spot's blob runs
         at least ``run`` of the way to, and crosses when followed through where it moved just
         before: a second arm joined to the first at the pile, whose root at the edge stopped
@@ -539,7 +542,7 @@ class ArmWatcher:
         return {side: where for side, where in self._crossings(joined, mask.shape, share).items() if side in near}
 
     def _arms_without_root(self, blob: np.ndarray, spot_mm: tuple[float, float], crossed: set[str],
-                           near_mm: float = 50.0, far_mm: float = 230.0, cover: float = 0.75
+                           near_mm: float = 50.0, far_mm: float = NEAR_SIDE_MM, cover: float = 0.75
                            ) -> dict[str, tuple[float, float]]:
         """Sides not in ``crossed`` from which the blob runs straight to the spot: at least
         ``cover`` of the line from the spot towards the side's middle, ``near_mm`` to ``far_mm``
