@@ -12,8 +12,9 @@ result against the clip's truth:
   inside ``tie_window_ms``;
 - rounds whose totals equal the truth;
 - throughput (footage seconds per wall second, decode + pipeline + H.264 recording), median
-  delay from contact to report (footage time held by the pipeline + per-frame processing), peak
-  memory of the analysing process.
+  delay from contact to ruling (footage time from the reported contact until the card's ruling,
+  owner and whether it stays, stood as it stands at the end: a provisional ruling revised later
+  counts from its revision; + per-frame processing), peak memory of the analysing process.
 
 Card sightings come from the trained detector when it can be loaded, else (or with
 ``--source poses``) from the simulator's per-frame truth with detector-like noise, which measures
@@ -97,6 +98,8 @@ def _obs_line(o: dict, t_ref: float | None = None) -> str:
         tags.append(f"visible {ev['contest'].get('visible_share')}")
     if ev.get("occlusion"):
         tags.append(f"occlusion {ev['occlusion']}")
+    if ev.get("revised"):
+        tags.append(f"revised, {ev['revised']}")
     return (f"{o['card']} {o['player']} {when} sigma {o.get('uncertainty_ms', 0):.0f} ms conf {o.get('confidence', 0):.2f} "
             f"[{', '.join(map(str, tags))}] reads {ev.get('reads')}")
 
@@ -135,12 +138,24 @@ def _detail(summary: dict, truth: list[dict], seen: list[dict], used: set[int], 
 
 
 def _corrected_plays(events: list[dict]) -> list[dict]:
-    """The card observations, each as vision finally named it: a ``set_card`` correction vision
-    sent (a misread Ace renamed) applies to its target (seq = line number, as a replay counts)."""
+    """The card observations, each as vision finally named it: the corrections vision sent apply to
+    their targets (seq = line number, as a replay counts): ``set_card`` (a misread Ace renamed),
+    ``set_owner`` and ``set_time`` (a contest's copy reported provisionally, then revised)."""
     plays = {seq: dict(e) for seq, e in enumerate(events, 1) if e["type"] == "card_touched"}
     for e in events:
-        if e["type"] == "correction" and e.get("action") == "set_card" and e.get("target") in plays:
-            plays[e["target"]]["card"] = e["card"]
+        o = plays.get(e.get("target")) if e["type"] == "correction" else None
+        if o is None:
+            continue
+        if e["action"] == "set_card":
+            o["card"] = e["card"]
+        elif e["action"] == "set_owner":
+            o["player"] = e["player"]
+        elif e["action"] == "set_time":
+            o["t"] = e["t"]
+            if e.get("uncertainty_ms") is not None:
+                o["uncertainty_ms"] = e["uncertainty_ms"]
+        if e["action"] in ("set_owner", "set_time"):
+            o["evidence"] = {**(o.get("evidence") or {}), "revised": e["reason"]}
     return list(plays.values())
 
 
@@ -221,7 +236,8 @@ def _wait_row(tr: dict, o: dict) -> dict:
     times from the true contact to the first resting sighting and to the report."""
     ev = o["evidence"]
     timing = ev["timing"]
-    kind = "inferred" if ev.get("inferred") else "contest" if "contest" in ev or ev.get("occlusion") else "ordinary"
+    kind = "inferred" if ev.get("inferred") else "contest" if "contest" in ev or ev.get("occlusion") else \
+        "provisional" if ev.get("provisional") else "ordinary"
     return {"kind": kind, "held": timing.get("held") or "-", "delay_ms": 1000 * (timing["reported_t"] - o["t"]),
             "seen_ms": 1000 * (timing["rest_t"] - tr["t"]), "wait_ms": 1000 * (timing["reported_t"] - timing["rest_t"]),
             "card": o["card"], "t": tr["t"]}
@@ -232,16 +248,16 @@ def _wait_table(rows: list[dict]) -> list[str]:
     def med(xs: list[float]) -> str:
         return f"{statistics.median(xs):5.0f}" if xs else "    -"
 
-    lines = ["  delay by play (ms; delay = report - reported contact, seen = first rest - true contact, "
+    lines = ["  delay by play (ms; delay = first report - reported contact, seen = first rest - true contact, "
              "wait = report - first rest): kind / last wait   n   delay   seen   wait"]
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in rows:
         groups.setdefault((r["kind"], "all"), []).append(r)
         groups.setdefault((r["kind"], r["held"]), []).append(r)
     for (kind, held), rs in sorted(groups.items()):
-        lines.append(f"    {kind:<9} {held:<18} {len(rs):3d}   {med([r['delay_ms'] for r in rs])}  "
+        lines.append(f"    {kind:<11} {held:<18} {len(rs):3d}   {med([r['delay_ms'] for r in rs])}  "
                      f"{med([r['seen_ms'] for r in rs])}  {med([r['wait_ms'] for r in rs])}")
-    lines.append(f"    all       all                {len(rows):3d}   {med([r['delay_ms'] for r in rows])}  "
+    lines.append(f"    all         all                {len(rows):3d}   {med([r['delay_ms'] for r in rows])}  "
                  f"{med([r['seen_ms'] for r in rows])}  {med([r['wait_ms'] for r in rows])}")
     return lines
 

@@ -28,6 +28,7 @@ piles, the Nerts call, corrections, the scoreboard.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -94,6 +95,7 @@ class Touch:
     ruling: dict[str, Any] | None = None
     text: str = ""
     pile: str = ""  # the pile it is on: the observed one unless a set_pile correction moved it
+    observed_t: float | None = None  # the contact time first reported, when a set_time correction re-timed it
 
     def arrival(self, rule: str) -> float:
         if rule == "release" and self.obs.release_t is not None:
@@ -521,6 +523,8 @@ class Engine:
             d["evidence"] = o.evidence
         if tc.pile != o.pile:
             d["observed_pile"] = o.pile  # a set_pile correction moved it
+        if tc.observed_t is not None:
+            d["observed_t"] = tc.observed_t  # a set_time correction re-timed it
         g = e.group
         if g is None:
             # in the air at the call and sent back by the table's in_flight_at_call rule: a normal
@@ -587,7 +591,7 @@ class Engine:
             if t not in self.touches and t not in self.calls and t not in self.stucks:
                 raise EngineError(f"seq {t} is not a card_touched, nerts_called or everyone_stuck event "
                                   f"that can be {c.action}d", "target")
-        elif c.action in ("set_owner", "set_card", "set_pile"):
+        elif c.action in ("set_owner", "set_card", "set_pile", "set_time"):
             if t not in self.touches:
                 raise EngineError(f"seq {t} is not a card_touched event", "target")
             if c.action == "set_pile" and self.touches[t].pile == c.pile:
@@ -611,7 +615,7 @@ class Engine:
                 tc.upheld = None
             elif c.action == "uphold":
                 tc.upheld = c.reason
-            elif c.action in ("set_owner", "set_card", "set_pile"):
+            elif c.action in ("set_owner", "set_card", "set_pile", "set_time"):
                 old_pile = tc.pile
                 r.piles[old_pile].remove(tc)
                 r.dirty.add(old_pile)  # what was on or after it there is re-derived
@@ -620,6 +624,11 @@ class Engine:
                 elif c.action == "set_card":
                     tc.card, tc.joker = c.card, bool(c.joker)
                     tc.text = ""
+                elif c.action == "set_time":
+                    if tc.observed_t is None:
+                        tc.observed_t = tc.obs.t
+                    u = tc.obs.uncertainty_ms if c.uncertainty_ms is None else c.uncertainty_ms
+                    tc.obs = dataclasses.replace(tc.obs, t=c.t, uncertainty_ms=u)
                 else:
                     tc.pile = c.pile or tc.pile
                 # back in contact-time order on its (new) pile; an Ace may start a new pile there
@@ -806,6 +815,8 @@ class Engine:
                     cd["count"] = c.count
                 if c.action == "set_pile":
                     cd["pile"] = c.pile
+                if c.action == "set_time":
+                    cd["t"], cd["uncertainty_ms"] = c.t, c.uncertainty_ms
                 if c.target in self.touches and c.action == "overturn":
                     cd["force"] = self.touches[c.target].force
                 rulings.append(cd)

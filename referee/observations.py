@@ -23,7 +23,7 @@ from referee.cards import Card, UnknownCard
 
 EVENT_TYPES = ("game_started", "round_started", "card_touched", "nerts_called", "everyone_stuck",
                "round_ended", "correction")
-CORRECTION_ACTIONS = ("overturn", "uphold", "set_owner", "set_card", "set_pile", "set_nerts_left")
+CORRECTION_ACTIONS = ("overturn", "uphold", "set_owner", "set_card", "set_pile", "set_time", "set_nerts_left")
 JOKER_NAMES = frozenset({"JOKER", "JK", "RED JOKER", "BLACK JOKER", "JOKER-R", "JOKER-B", "JOKER_R", "JOKER_B"})
 
 
@@ -111,6 +111,8 @@ class Correction:
     joker: bool | None = None
     count: int | None = None
     pile: str | None = None
+    t: float | None = None  # set_time: the re-measured contact time
+    uncertainty_ms: float | None = None  # set_time: its uncertainty (unchanged when None)
     type: str = "correction"
 
 
@@ -279,6 +281,9 @@ def parse_event(d: Any) -> Event:
             if not isinstance(pile, str) or not pile.strip():
                 raise EventError(f"{pile!r} is not allowed: expected a pile id (a non-empty string)", "pile")
             c.pile = pile
+        elif action == "set_time":
+            c.t = _time(d, "t")
+            c.uncertainty_ms = _number(d, "uncertainty_ms", 0.0, 10000.0, None)
         elif action == "set_nerts_left":
             c.player = _name(d, "player")
             n = d.get("count")

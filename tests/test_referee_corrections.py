@@ -181,3 +181,32 @@ def test_set_pile_is_validated_and_a_refused_one_changes_nothing(tmp_path):
         assert cards(log.state())[4]["pile"] == "p2"
     finally:
         log.close()
+
+
+def test_set_time_re_times_a_touch_and_re_rules_its_pile_in_contact_order():
+    # vision reported ben's 2H first, provisionally; once the arms had left it re-timed ana's copy
+    ev = [START, T(1, "AH", "ana", "p1"), T(2.00, "2H", "ben", "p1", 5), T(2.05, "2H", "ana", "p1", 5)]
+    r = cards(replay(ev, table()))
+    assert (r[3]["winner"], r[3]["stays"], r[4]["stays"]) == ("ben", True, False)
+    res = replay(ev + [FIX(4, "set_time", "vision: ordered by the take-back", t=1.9, uncertainty_ms=12)], table())
+    r = cards(res)
+    assert (r[4]["kind"], r[4]["winner"], r[4]["stays"], r[3]["stays"]) == ("dispute", "ana", True, False)
+    assert (r[4]["t"], r[4]["observed_t"], r[4]["uncertainty_ms"]) == (1.9, 2.05, 12)
+    assert r[4]["sigma_ms"] == pytest.approx((5 ** 2 + 12 ** 2) ** 0.5, abs=1e-3)
+    (fix,) = [x for x in res.rulings if x["kind"] == "correction"]
+    assert (fix["action"], fix["target"], fix["t"], fix["uncertainty_ms"]) == ("set_time", 4, 1.9, 12)
+    assert res.totals == replay([START, T(1, "AH", "ana", "p1"), T(1.9, "2H", "ana", "p1", 12),
+                                 T(2.0, "2H", "ben", "p1", 5)], table()).totals
+    assert_rulings_match_piles(res)
+    # without an uncertainty the touch keeps its own; a second re-timing keeps the first reported time
+    again = cards(replay(ev + [FIX(4, "set_time", "a", t=1.9), FIX(4, "set_time", "b", t=2.5)], table()))
+    assert (again[4]["t"], again[4]["observed_t"], again[4]["uncertainty_ms"], again[4]["stays"]) == (2.5, 2.05, 5, False)
+
+
+def test_set_time_is_validated():
+    ev = [START, T(1, "AH", "ana", "p1")]
+    for bad in ({}, {"t": -1}, {"t": "soon"}, {"t": 1.0, "uncertainty_ms": -3}, {"t": 1.0, "uncertainty_ms": True}):
+        with pytest.raises(EventError, match="field '(t|uncertainty_ms)'"):
+            replay(ev + [FIX(2, "set_time", "x", **bad)], table())
+    with pytest.raises(EngineError, match="not a card_touched"):
+        replay(ev + [FIX(1, "set_time", "x", t=1.0)], table())

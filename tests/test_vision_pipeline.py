@@ -327,3 +327,49 @@ def test_a_pile_renamed_by_a_misread_two_is_renamed_back_by_the_three(tmp_path):
     rulings = {r["card"]: r["kind"] for r in json.loads((out / "result.json").read_text())["rulings"]
                if r.get("card") and r["kind"] != "correction"}
     assert rulings == {"AC": "accepted", "2C": "accepted", "3C": "accepted"}
+
+
+@pytest.mark.parametrize("revised_t, seen_stays", [(2.10, False), (2.00, True)])
+def test_a_provisional_play_revised_by_the_reader_becomes_corrections_and_its_delay_counts_from_its_last_change(
+        clip, tmp_path, revised_t, seen_stays):
+    """A contest's seen copy goes out at once; when the arms have left, the reader revises its clock
+    (``play_revised``) and sends the hidden copy. The log gets a ``set_time`` correction of the
+    seen copy's play; the delay of a ruling that changed counts until it changed, of one that
+    stood from the start only until it was first given."""
+    from referee.eventlog import EventLog
+    from referee.settings import TableSettings
+    from vision.config import VisionConfig
+    from vision.pipeline import Pipeline
+    from vision.sources import PoseSightings
+
+    log = EventLog.open(tmp_path / "game.db", TableSettings.load(clip["config"]))
+    pipe = Pipeline(VisionConfig.load(clip["config"]), PoseSightings(clip["poses"]), fps=30, log=log)
+    try:
+        def play(t, card, player, u=20.0, **evidence):
+            return {"type": "card_touched", "t": t, "card": card, "player": player, "pile": "p1",
+                    "uncertainty_ms": u, "confidence": 0.9, "evidence": evidence}
+
+        pipe._observe(play(1.0, "AH", "ana"), 1.3)
+        seen = play(2.0, "2H", "ben", provisional="a second arm at the pile")
+        pipe._observe(seen, 2.3)
+        assert log.ruling(3)["stays"]  # ruled at once, provisionally
+        revision = {"type": "play_revised", "of": seen, "t": revised_t, "uncertainty_ms": 10.0,
+                    "reason": "vision: ordered against the other copy (cy took a copy back)", "evidence": {}}
+        pipe._observe(revision, 3.1)
+        pipe._observe(play(2.05, "2H", "cy", 10.0, inferred="second arm at the pile"), 3.1)
+        fix = pipe.events[-2]
+        assert (fix["type"], fix["action"], fix["target"], fix["t"], fix["uncertainty_ms"]) == \
+            ("correction", "set_time", 3, revised_t, 10.0)
+        ben, cy = log.ruling(3), log.ruling(5)
+        assert (ben["kind"], ben["t"], ben["stays"], cy["stays"]) == ("dispute", revised_t, seen_stays, not seen_stays)
+        # ben's ruling: given at 2.3 s and, when it changed, changed at 3.1 s
+        assert pipe.stats.ruled[3] == (pytest.approx(3.1 if not seen_stays else 2.3), revised_t)
+        assert pipe.stats.ruled[5] == (pytest.approx(3.1), 2.05)
+        delays = sorted(round(at - contact, 2) for at, contact in pipe.stats.ruled.values())
+        assert pipe.stats.to_dict()["median_report_delay_ms"] == pytest.approx(1000 * delays[1])
+        # a revision of a play the log never took changes nothing
+        before = len(pipe.events)
+        pipe._observe({**revision, "of": play(2.5, "3H", "dee")}, 3.2)
+        assert len(pipe.events) == before
+    finally:
+        log.close()

@@ -28,7 +28,7 @@ from vision.calibrate import Calibration, CalibrationError, CalibrationMonitor, 
 from vision.capture import Frame, Gap
 from vision.config import VisionConfig
 from vision.motion import MotionGate
-from vision.plays import PlayReader
+from vision.plays import REVISED_FIELDS, PlayReader
 from vision.sources import SightingSource
 from vision.tracking import CardTracker
 
@@ -47,9 +47,12 @@ class PipelineStats:
     bumps: list[float] = field(default_factory=list)  # times a moved camera was noticed
     process_s: float = 0.0  # wall time spent in process()
     delays_s: list[float] = field(default_factory=list)  # footage time from contact to report
+    # seq of each card play -> (footage time its ruling last changed, its contact time): with an
+    # event log, the delay is until the ruling (owner, card, stays or goes back) stood as it does now
+    ruled: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = sorted(self.delays_s)
+        d = sorted(max(at - contact, 0.0) for at, contact in self.ruled.values()) if self.ruled else sorted(self.delays_s)
         return {
             "frames": self.frames,
             "detector_frames": self.detector_frames,
@@ -111,6 +114,8 @@ class Pipeline:
         self._last_error = ""
         self._t = 0.0
         self._round_plays: list[tuple[int, dict[str, Any]]] = []  # (seq, event) of this round's card_touched
+        self._seq_of: dict[int, int] = {}  # id(card_touched event as the reader sent it) -> seq (for revisions)
+        self._verdicts: dict[int, tuple] = {}  # seq -> (owner, card, stays) as last ruled
         if game_started:
             self._append(game_started)
         self._explicit_rounds = any(e.get("type") == "round_started" for e in self._table_events)
@@ -132,6 +137,7 @@ class Pipeline:
             self._round_plays = []
         elif event.get("type") == "card_touched":
             self._round_plays.append((seq, event))
+            self._seq_of[id(event)] = seq
         self.events.append(event)
         if self.on_event:
             self.on_event(event)
@@ -180,12 +186,59 @@ class Pipeline:
         if obs.get("type") == "pile_revised":
             self._revise(obs)
             return
+        if obs.get("type") == "play_revised":
+            self._revise_play(obs, t)
+            return
         if not self._round_open and not self._explicit_rounds:
             self._append({"type": "round_started", "t": 0.0})
             self._round_open = True
         if self._append(obs):
             self.stats.observations += 1
             self.stats.delays_s.append(t - obs["t"])
+            self._note_rulings(obs["pile"], t)
+
+    def _revise_play(self, revision: dict[str, Any], t: float) -> None:
+        """The reader revised a play it reported provisionally (``PlayReader._revision``: a
+        contest's seen copy, once the other copy's arm has left): a ``set_owner`` and/or a
+        ``set_time`` correction of that play, so the referee re-rules its pile."""
+        original = revision["of"]
+        seq = self._seq_of.get(id(original))
+        if seq is None:
+            return  # the play itself was refused by the log (flagged then): nothing to revise
+        changes = []
+        if "player" in revision:
+            changes.append({"action": "set_owner", "player": revision["player"]})
+        if "t" in revision or "uncertainty_ms" in revision:
+            changes.append({"action": "set_time", "t": revision.get("t", original["t"]),
+                            "uncertainty_ms": revision.get("uncertainty_ms", original.get("uncertainty_ms"))})
+        for change in changes:
+            self._append({"type": "correction", "target": seq, **change, "reason": revision["reason"]})
+        for k, (s, ev) in enumerate(self._round_plays):
+            if s == seq:
+                self._round_plays[k] = (seq, {**ev, **{key: revision[key] for key in REVISED_FIELDS if key in revision}})
+        if self.log is not None:
+            fresh = (getattr(self.log, "ruling", None) or self.log.state().ruling)(seq)
+            self.rulings = [fresh if r.get("seq") == seq and fresh else r for r in self.rulings]
+        self._note_rulings(original["pile"], t)
+
+    def _note_rulings(self, pile: str, t: float) -> None:
+        """After a play on ``pile`` or a revision of one: when each ruling there last changed (the
+        delay figure: a provisional ruling counts from when it stood as it stands at the end)."""
+        if self.log is None:
+            return
+        ruling = getattr(self.log, "ruling", None) or self.log.state().ruling  # (the log's own is incremental)
+        for seq, ev in self._round_plays:
+            if ev.get("pile") != pile:
+                continue
+            r = ruling(seq)
+            if r is None:
+                continue
+            verdict = (r.get("player"), r.get("card"), r.get("stays"))
+            if self._verdicts.get(seq) != verdict:
+                self._verdicts[seq] = verdict
+                self.stats.ruled[seq] = (t, r["t"])
+            else:
+                self.stats.ruled[seq] = (self.stats.ruled[seq][0], r["t"])
 
     def _revise(self, revision: dict[str, Any]) -> None:
         """The reader renamed cards of a pile it had misread (``PlayReader._misread_suit``): each

@@ -11,6 +11,10 @@ once:
 - no rival copy of the same card is still on its way to the same pile (a first-touch contest):
   then both are reported together, their order informed by which card ended up underneath.
 
+A card that a second arm reached with may have a hidden copy under it (a contest whose other copy
+is never read): it is reported at once, provisionally, and revised (a ``play_revised`` report:
+its owner, its clock) once the arms have left and told whose copy was taken back.
+
 Each observation carries the sub-frame contact time and its uncertainty (``vision.contact``), the
 player (``vision.attribution``), the pile id (``vision.foundations``) and its evidence frames.
 """
@@ -297,6 +301,25 @@ def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[
     contacts: the middle, half the span as sigma (at most the 10 s the event schema takes)."""
     span = t_after - t_before
     return t_before + span / 2, min(500.0 * span, 10000.0), [round(t_before, 4), round(t_after, 4)]
+
+
+REVISED_FIELDS = ("player", "t", "uncertainty_ms")
+"""What a ``play_revised`` report may change of the play it revises."""
+
+
+def final_reports(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``reports`` as finally revised: each ``play_revised`` folded into the play it revises (what
+    the referee holds once the pipeline has sent its corrections); every other report as it is."""
+    out: list[dict[str, Any]] = []
+    where: dict[int, int] = {}
+    for r in reports:
+        if r.get("type") != "play_revised":
+            where[id(r)] = len(out)
+            out.append(r)
+        elif id(r["of"]) in where:
+            k = where[id(r["of"])]
+            out[k] = {**out[k], **{key: r[key] for key in (*REVISED_FIELDS, "evidence") if key in r}}
+    return out
 
 
 @dataclass
@@ -1560,17 +1583,18 @@ class PlayReader:
             # (an Ace starts a pile of its own: two Aces are never a contest for one spot; a read
             # illegal on its pile still may be one: after a missed play the pile's top is wrong,
             # 60 s dev clip 4343 lost a 6D contest's second copy when illegal reads brought none)
-            # Held, with the other copy, until that copy had its time to show up (it may be hidden
-            # only now) and both arms their time to leave: whose arm took a copy back orders them.
-            # (Reporting the seen copy at once and ordering only the hidden one against it, tried
-            # on the 60 s dev clips, had to move an arm-timed copy's time by up to 0.3 s to state
-            # the same order: the copies' times then misnamed which copy was whose.)
+            # Reported now, provisionally; the other copy waits until it had its time to show up
+            # (it may be hidden only now) and both arms their time to leave: whose arm took a copy
+            # back orders them, and the seen copy's owner and clock are then revised to match
+            # (:meth:`_hidden_rivals`; the pipeline sends a revision as corrections). (Leaving the
+            # seen copy's report as it was and ordering only the hidden one against it, tried on
+            # the 60 s dev clips, had to move an arm-timed copy's time by up to 0.3 s to state the
+            # same order: the copies' times then misnamed which copy was whose.)
             later = max(landing.contact.t, landing.hidden_rival[1].t)
             due = min(landing.t_rest + self.s.rival_wait_s,
                       max(landing.t_rest + self.s.confirm_s, later + self.s.takeback_within_s))
-            out[0]["evidence"]["timing"]["held"] = landing.held = "second arm"
+            out[0]["evidence"]["provisional"] = "a second arm at the pile: another copy may lie hidden"
             self._hidden.append((landing, out[0], due))
-            return []
         return out
 
     @staticmethod
@@ -2092,15 +2116,37 @@ class PlayReader:
                 continue
             if self._next_free_arm(landing, t) and not final:
                 keep.append((landing, seen, due))  # asked again with that arm (its exits too)
-            elif self._hidden_rival_stands(landing, t):
-                if self._seen_arm_played_elsewhere(landing):
-                    out.append(self._released(self._seen_is_rivals(landing, seen), t))
-                else:
-                    out.extend(self._released(o, t) for o in self._report_arm_contest(landing, seen, t))
+                continue
+            if not self._hidden_rival_stands(landing, t):
+                continue  # no hidden copy after all: the seen one alone, as reported
+            if self._seen_arm_played_elsewhere(landing):
+                final_reports = [self._seen_is_rivals(landing, seen)]
             else:
-                out.append(self._released(seen, t))  # no hidden copy after all: the seen one alone, as measured
+                final_reports = self._report_arm_contest(landing, seen, t)
+            revision = self._revision(seen, final_reports[0], t)
+            if revision is not None:
+                out.append(revision)
+            out.extend(self._released(o, t) for o in final_reports[1:])
         self._hidden = keep
         return out
+
+    @staticmethod
+    def _revision(seen: dict[str, Any], final: dict[str, Any], t: float) -> dict[str, Any] | None:
+        """What changed between a provisional report (``seen``) and the same copy as finally
+        ruled (``final``): a ``play_revised`` report the pipeline sends to the referee as
+        corrections of ``seen``'s play (owner, clock); ``None`` when nothing did."""
+        changed = {k: final[k] for k in REVISED_FIELDS if final[k] != seen[k]}
+        if not changed:
+            return None
+        ev = final["evidence"]
+        if "reassigned" in ev:
+            why = f"vision: the other arm's copy ({ev['reassigned']})"
+        elif "occlusion" in ev:
+            why = f"vision: ordered against the other copy ({ev['occlusion']})"
+        else:
+            why = "vision: no copy seen taken back, so the clocks alone order the copies"
+        return {"type": "play_revised", "of": seen, **changed, "reason": why, "reported_t": round(t, 3),
+                "evidence": ev}
 
     def _next_free_arm(self, landing: Landing, t: float) -> bool:
         """When the hidden copy's arm proves to have played elsewhere, the next arm that came with
@@ -2530,8 +2576,11 @@ class PlayReader:
         self.delays.append(t - contact.t)
         self._plays.append((player, contact.t, landing.rest, landing.arms_apart))
         evidence = dict(seen["evidence"])
+        evidence.pop("provisional", None)
         evidence.update({"attribution": "motion", "attribution_confidence": 0.99, "inferred": "second arm at the pile",
                          "origin_mm": evidence["rest_mm"]})
+        if "timing" in evidence:
+            evidence["timing"] = {**evidence["timing"], "held": "second arm"}
         return {**seen, "t": round(contact.t, 4), "player": player, "uncertainty_ms": round(contact.uncertainty_ms, 2),
                 "confidence": round(min(seen["confidence"], 0.6), 3), "evidence": evidence}
 
