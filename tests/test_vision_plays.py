@@ -1430,25 +1430,27 @@ def test_an_arm_that_stayed_to_take_a_contest_copy_back_brings_no_copy_to_the_ne
     assert spades == (["dee"] if ben_left > 2.5 else ["ben", "dee"])
 
 
+@pytest.mark.parametrize("slot", [1, 2])
 @pytest.mark.parametrize("cy_left_spades", [2.6, 2.15])
-def test_an_arm_inferred_at_two_neighbouring_piles_is_a_copy_where_it_stayed_longer(cy_left_spades):
-    """ben's 2H and dee's 2S, on piles 85 mm apart, are never seen on their way; cy's arm came to
-    both spots with theirs, 0.02 s after ben's and 0.03 s after dee's, passing over the hearts on
-    its way to the spades, where it stayed to take her copy back, leaving 0.45 s after it left the
-    hearts (fresh dev clip 5471: cleo's arm over ben's 2S, her 7C copy lost to the tighter pair of
-    arms at the 2S, a phantom there). It is a copy at the spades, not the hearts. Had it left both
-    together, the tighter pair keeps it, as before."""
+def test_an_arm_inferred_at_two_neighbouring_piles_is_a_copy_where_it_stayed_longer(cy_left_spades, slot):
+    """ben's 2H and dee's 2S, on piles 85 mm apart (or 170 mm: the next pile but one), are never
+    seen on their way; cy's arm came to both spots with theirs, 0.02 s after ben's and 0.03 s after
+    dee's, passing over the hearts on its way to the spades, where it stayed to take her copy back,
+    leaving 0.45 s after it left the hearts (fresh dev clip 5471: cleo's arm over ben's 2S, her 7C
+    copy lost to the tighter pair of arms at the 2S, a phantom there; fresh clip 5604: ana's arm
+    over ben's 2D on its way to her 2S copy 180 mm on, the same). It is a copy at the spades, not
+    the hearts. Had it left both together, the tighter pair keeps it, as before."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
-    scene.play("AS", "ana", 1, 1.2)
+    scene.play("AS", "ana", slot, 1.2)
     scene.play("2H", "ben", 0, 2.0)
-    scene.play("2S", "dee", 1, 2.05)
+    scene.play("2S", "dee", slot, 2.05)
     frames = [(i, t, [x for x in f if x.label != "2H" or t >= 2.05])
               for i, t, f in _unseen_in_flight(scene, 4.5, "2S", 2.05)]
     ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
     arms = _ArmsAtLeaving({
         scene.slots[0]: (ben, [(1.0 - 0.16, ana, 1.3), (2.0 - 0.16, ben, 2.15), (1.86, cy, 2.15)]),
-        scene.slots[1]: (dee, [(1.2 - 0.16, ana, 1.5), (2.05 - 0.16, dee, 2.2), (1.92, cy, cy_left_spades)])})
+        scene.slots[slot]: (dee, [(1.2 - 0.16, ana, 1.5), (2.05 - 0.16, dee, 2.2), (1.92, cy, cy_left_spades)])})
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     hearts = sorted(o["player"] for o in obs if o["card"] == "2H")
     spades = sorted(o["player"] for o in obs if o["card"] == "2S")

@@ -212,7 +212,8 @@ class ReaderSettings:
     tie_exit_s: float = 0.1
     tie_dwell_s: float = 0.2
     # One arm inferred at two piles this close: the one it stayed over stay_longer_s longer is its own
-    stay_near_mm: float = 150.0
+    # (200 mm takes in the next pile but one: fresh clip 5604, piles 180 mm apart)
+    stay_near_mm: float = 200.0
     stay_longer_s: float = 0.2
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
