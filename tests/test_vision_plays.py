@@ -1389,6 +1389,31 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
         assert aces is None or [o["player"] for o in obs if o["card"][0] == "A"] == aces
 
 
+def test_a_card_whose_second_arm_went_to_a_play_beside_it_names_its_player_surely():
+    """cy's 2H and ben's 2S, on neighbouring piles, are both first seen at rest, in one frame. At
+    the 2H, ben's arm came 0.2 s after cy's; at the 2S, cy's arm 0.1 s after ben's, and the blob
+    there entered from cy's side. Each second arm is first taken for a hidden copy; the 2H's is
+    dropped (ben's arm is the tighter pair's at the 2S), which leaves the 2H cy's alone and surely:
+    her arm at the 2S only reached past, and the 2S is ben's, no contest (fresh clip 5600: dev's
+    3H, ben's 3S beside it; the 3H's dropped copy kept it from counting, and dev's copy of the 3S
+    was a phantom)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.5)
+    scene.play("AS", "ana", 1, 0.6)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("2S", "ben", 1, 2.2)
+    frames = _unseen_in_flight(scene, 4.0, "2H", 2.3)  # (hands over both piles until 2.35 s)
+    frames = [(i, t, [x for x in f if x.label != "2S" or t >= 2.35]) for i, t, f in frames]
+    ana, ben, cy = scene.seat_point(0), scene.seat_point(1), scene.seat_point(2)
+    arms = _ArmsAt({scene.slots[0]: (cy, [(0.5 - 0.16, ana), (2.0 - 0.16, cy), (2.04, ben)]),
+                    scene.slots[1]: (cy, [(0.6 - 0.16, ana), (2.2 - 0.13, ben), (2.17, cy)])})
+    obs, _ = _read(scene, frames, 4.0, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs) == [("2H", "cy"), ("2S", "ben"), ("AH", "ana"), ("AS", "ana")]
+    assert not any(o["evidence"].get("inferred") for o in obs)
+    (spades,) = [o for o in obs if o["card"] == "2S"]
+    assert "reassigned" in spades["evidence"]  # first reported as cy's, provisionally, then revised
+
+
 class _ArmsAtLeaving(_ArmsAt):
     """:class:`_ArmsAt` with each pile's arms leaving: ``{spot: (entry, [(arrival, entry, departure)])}``;
     the last arm to leave a pile rested its hand there first (took a copy back)."""

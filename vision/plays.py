@@ -358,6 +358,10 @@ class Landing:
     # its own arm, the other arms that came with it (nearest in time first) and whether it had no
     # path, when a hidden rival was inferred (see _next_free_arm)
     contest_arms: "tuple[tuple[float, str], list[tuple[float, str]], bool] | None" = None
+    # the player whose arm was taken for a hidden copy here, dropped when it was due (the arm
+    # played elsewhere, or its copy was followed after all): that arm does not make this card's
+    # owner unsure (see _owner_sure)
+    arm_elsewhere: str | None = None
 
     @property
     def path(self) -> list:
@@ -2119,7 +2123,12 @@ class PlayReader:
                 keep.append((landing, seen, due))  # asked again with that arm (its exits too)
                 continue
             if not self._hidden_rival_stands(landing, t):
-                continue  # no hidden copy after all: the seen one alone, as reported
+                # no hidden copy after all: the seen one alone, as reported, a play like any other
+                # for the plays around it (fresh clip 5600: dev's 3H, whose second arm was ben's
+                # on its way to a 3S beside it, made dev's arm there no reach past, and the 3S,
+                # ben's alone, a contest with dev's copy seen)
+                landing.arm_elsewhere, landing.hidden_rival = landing.hidden_rival[0], None
+                continue
             if self._seen_arm_played_elsewhere(landing):
                 final_reports = [self._seen_is_rivals(landing, seen)]
             else:
@@ -2221,7 +2230,7 @@ class PlayReader:
         reaches = landing.arm_reaches
         if reaches is None and hasattr(self.arms, "reaches"):
             reaches = self._landing_reaches(landing)
-        return reaches is not None and len({who for _, who, _ in reaches}) <= 1
+        return reaches is not None and len({who for _, who, _ in reaches} - {landing.arm_elsewhere}) <= 1
 
     def _seen_is_rivals(self, landing: Landing, seen: dict[str, Any]) -> dict[str, Any]:
         """The seen copy, given to the second arm's player and clock (see
