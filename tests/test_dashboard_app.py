@@ -565,3 +565,27 @@ def test_game_over_names_the_winner(tmp_path):
     r = post(c, "/api/round/start", {})
     assert r.status_code == 409 and r.get_json()["error"] == "the game is over"
     app.extensions["nerts"].store.close()
+
+
+def test_a_provisional_ruling_says_so_until_it_is_revised_or_final():
+    from referee.engine import Engine
+
+    eng = Engine()
+    for ev in ({"type": "round_started", "t": 0.0},
+               {"type": "card_touched", "t": 1.0, "card": "AH", "player": "ana", "pile": "p1"},
+               {"type": "card_touched", "t": 2.0, "card": "2H", "player": "ben", "pile": "p1",
+                "evidence": {"provisional": "a second arm at the pile: another copy may lie hidden"}}):
+        eng.feed(ev)
+
+    def line(seq):
+        return summary.ruling_text(next(r for r in eng.result().rulings if r.get("seq") == seq))
+
+    assert line(3) == "ben 2H on p1 (provisional: another copy may lie under it)" and line(2) == "ana AH on p1"
+    eng.feed({"type": "correction", "target": 3, "action": "set_time", "t": 2.05, "reason": "vision: re-timed"})
+    assert line(3) == "ben 2H on p1"  # revised: as ruled now
+    eng = Engine()
+    eng.feed_all([{"type": "round_started", "t": 0.0},
+                  {"type": "card_touched", "t": 2.0, "card": "AH", "player": "ben", "pile": "p1",
+                   "evidence": {"provisional": "x"}},
+                  {"type": "card_touched", "t": 3.5, "card": "AS", "player": "ana", "pile": "p2"}])
+    assert line(2) == "ben AH on p1"  # the stream has moved on past the engine's latency: final

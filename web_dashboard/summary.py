@@ -238,6 +238,15 @@ def _ms(x: Any) -> str | None:
     return f"{x:.0f} ms" if isinstance(x, (int, float)) else None
 
 
+def provisional(ruling: dict) -> bool:
+    """A card vision reported at once while a second arm at the pile may have brought a hidden copy
+    (``evidence.provisional``): its ruling may still be revised, until a revision came (a
+    correction) or the stream has moved past it by the engine's latency (``final``)."""
+    evidence = ruling.get("evidence")
+    return isinstance(evidence, dict) and bool(evidence.get("provisional")) and \
+        not ruling.get("corrections") and ruling.get("final") is False
+
+
 def ruling_text(ruling: dict) -> str:
     """One line a player understands, from an engine ruling (``kind`` + ``message``)."""
     kind = ruling.get("kind", "?")
@@ -245,6 +254,8 @@ def ruling_text(ruling: dict) -> str:
     message = ruling.get("message") or kind
     if card is not None:
         head = f"{player or 'owner unknown:'} {card} on {pile}"
+        if provisional(ruling):
+            head += " (provisional: another copy may lie under it)"
         if kind == "accepted" and not ruling.get("overturned") and not ruling.get("owner_unknown"):
             return head
         if kind == "dispute":
