@@ -51,6 +51,9 @@ RETURNED_REASONS = frozenset({"in_flight_at_call"})
 """Reasons for the ``returned`` ruling kind: the card goes back by rule, nobody played wrongly."""
 
 CARD_KINDS = ("accepted", "illegal", "returned", "dispute")
+
+TOUCH_EDITS = ("set_owner", "set_card", "set_pile", "set_time")
+"""Corrections that change what a ``card_touched`` says: it is taken off its pile and put back."""
 """The ruling kinds of a ``card_touched`` event (exactly one per touch)."""
 
 
@@ -591,7 +594,7 @@ class Engine:
             if t not in self.touches and t not in self.calls and t not in self.stucks:
                 raise EngineError(f"seq {t} is not a card_touched, nerts_called or everyone_stuck event "
                                   f"that can be {c.action}d", "target")
-        elif c.action in ("set_owner", "set_card", "set_pile", "set_time"):
+        elif c.action in TOUCH_EDITS:
             if t not in self.touches:
                 raise EngineError(f"seq {t} is not a card_touched event", "target")
             if c.action == "set_pile" and self.touches[t].pile == c.pile:
@@ -615,7 +618,7 @@ class Engine:
                 tc.upheld = None
             elif c.action == "uphold":
                 tc.upheld = c.reason
-            elif c.action in ("set_owner", "set_card", "set_pile", "set_time"):
+            elif c.action in TOUCH_EDITS:
                 old_pile = tc.pile
                 r.piles[old_pile].remove(tc)
                 r.dirty.add(old_pile)  # what was on or after it there is re-derived

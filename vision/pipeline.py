@@ -217,7 +217,7 @@ class Pipeline:
             if s == seq:
                 self._round_plays[k] = (seq, {**ev, **{key: revision[key] for key in REVISED_FIELDS if key in revision}})
         if self.log is not None:
-            fresh = (getattr(self.log, "ruling", None) or self.log.state().ruling)(seq)
+            fresh = self.log.ruling(seq)
             self.rulings = [fresh if r.get("seq") == seq and fresh else r for r in self.rulings]
         self._note_rulings(original["pile"], t)
 
@@ -226,11 +226,10 @@ class Pipeline:
         delay figure: a provisional ruling counts from when it stood as it stands at the end)."""
         if self.log is None:
             return
-        ruling = getattr(self.log, "ruling", None) or self.log.state().ruling  # (the log's own is incremental)
         for seq, ev in self._round_plays:
             if ev.get("pile") != pile:
                 continue
-            r = ruling(seq)
+            r = self.log.ruling(seq)  # (incremental: re-derives this pile only)
             if r is None:
                 continue
             verdict = (r.get("player"), r.get("card"), r.get("stays"))

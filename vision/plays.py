@@ -2130,18 +2130,18 @@ class PlayReader:
                 landing.arm_elsewhere, landing.hidden_rival = landing.hidden_rival[0], None
                 continue
             if self._seen_arm_played_elsewhere(landing):
-                final_reports = [self._seen_is_rivals(landing, seen)]
+                ruled = [self._seen_is_rivals(landing, seen)]
             else:
-                final_reports = self._report_arm_contest(landing, seen, t)
-            revision = self._revision(seen, final_reports[0], t)
+                ruled = self._report_arm_contest(landing, seen, t)
+            revision = self._revision(seen, ruled[0])
             if revision is not None:
                 out.append(revision)
-            out.extend(self._released(o, t) for o in final_reports[1:])
+            out.extend(self._released(o, t) for o in ruled[1:])
         self._hidden = keep
         return out
 
     @staticmethod
-    def _revision(seen: dict[str, Any], final: dict[str, Any], t: float) -> dict[str, Any] | None:
+    def _revision(seen: dict[str, Any], final: dict[str, Any]) -> dict[str, Any] | None:
         """What changed between a provisional report (``seen``) and the same copy as finally
         ruled (``final``): a ``play_revised`` report the pipeline sends to the referee as
         corrections of ``seen``'s play (owner, clock); ``None`` when nothing did."""
@@ -2155,8 +2155,7 @@ class PlayReader:
             why = f"vision: ordered against the other copy ({ev['occlusion']})"
         else:
             why = "vision: no copy seen taken back, so the clocks alone order the copies"
-        return {"type": "play_revised", "of": seen, **changed, "reason": why, "reported_t": round(t, 3),
-                "evidence": ev}
+        return {"type": "play_revised", "of": seen, **changed, "reason": why, "evidence": ev}
 
     def _next_free_arm(self, landing: Landing, t: float) -> bool:
         """When the hidden copy's arm proves to have played elsewhere, the next arm that came with
