@@ -136,6 +136,13 @@ def _unseen_in_flight(scene, duration, card, t_contact, every=1):
     return frames
 
 
+def _unseen_in_flight_too(frames, card, t_contact):
+    """``frames`` (of :func:`_unseen_in_flight`) with ``card`` never read on its way either."""
+    for _, t, sightings in frames:
+        sightings[:] = [s for s in sightings if s.label != card or t >= t_contact + 0.05]
+    return frames
+
+
 def _read(scene, frames, duration, **reader_kw):
     cfg = VisionConfig.from_dict(scene.config())
     tracker, reader = CardTracker(fps=scene.fps), PlayReader(cfg, scene.fps, **reader_kw)
@@ -1257,6 +1264,42 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
+class _ArmsStaying(_ArmsAt):
+    """Arms by pile, each there for a while, as ``ArmWatcher.reaches`` sees them: ``{pile spot:
+    (entry, [(arrival, departure, entry), ...])}``; an arm there at any moment of the asked window
+    is answered with its arrival."""
+
+    def reaches(self, spot, t0, t1, since=None):
+        return sorted((came, where) for came, left, where in self._at(spot)[1]
+                      if came <= t1 and left >= t0 and (since is None or came >= since))
+
+
+@pytest.mark.parametrize("ana_at_the_2h", [True, False])
+def test_a_hand_drawn_back_from_one_pile_to_rest_beside_another_brings_no_copy_there(ana_at_the_2h):
+    """cy's 2H (slot 7) and dee's 2S (slot 12, nearer ana's seat) are never seen on their way;
+    dee's arm passed over the 2H on its way. ana's arm came to the 2H with cy's (her copy hidden
+    under cy's) and stayed there until 2.38 s; at 2.40 s it reached the 2S's spot, 0.1 s after
+    dee's arm: her hand drawn back towards her seat (fresh clip 5602), not a second copy of the 2S,
+    and her arm stays free to be the 2H's hidden copy. Had her arm not been at the 2H, the arm at
+    the 2S is a fresh reach, and a contest of hers there is inferred."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ben", 7, 0.5)
+    scene.play("AS", "ben", 12, 0.9)
+    scene.play("2H", "cy", 7, 2.0)
+    scene.play("2S", "dee", 12, 2.46)
+    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, "2H", 2.0), "2S", 2.46)
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    at_2h = [(0.34, 0.8, ben), (1.84, 2.2, cy), (1.86, 2.05, dee)] + ([(1.82, 2.38, ana)] if ana_at_the_2h else [])
+    arms = _ArmsStaying({scene.slots[7]: (cy, at_2h),
+                         scene.slots[12]: (dee, [(0.74, 1.2, ben), (2.30, 2.7, dee), (2.40, 3.5, ana)])})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    played = sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2S"))
+    if ana_at_the_2h:
+        assert played == [("2H", "ana"), ("2H", "cy"), ("2S", "dee")]
+    else:
+        assert played == [("2H", "cy"), ("2S", "ana"), ("2S", "dee")]
+
+
 def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing_not_a_rival():
     """cy's 2H is never seen on its way. ben's arm, from the left, passes over the pile to put his
     AS down 340 mm to the right: at the 2H the blob also runs on to the right without crossing
@@ -1713,6 +1756,33 @@ def test_a_card_on_its_pile_followed_a_few_centimetres_across_it_later_is_not_pl
                 sightings.append(TableSighting("2H", 0.9, sx + start_mm * (1 - k), sy))
         obs, _ = _read(scene, frames, 9.0, arms=_Arm(scene.seat_point(1), reached=6.1))
         assert [o["card"] for o in obs].count("2H") == (2 if played_again else 1)
+
+
+@pytest.mark.parametrize("late_s, flagged", [(3.0, True), (0.2, False)])
+def test_an_ace_read_landing_on_the_pile_it_began_long_after_is_flagged_not_played(late_s, flagged):
+    """ana's AD begins a pile. A card carried in from ben's side onto it, read "AD" all the way
+    (his 2D misread in flight: fresh clip 5604), 3 s later is not a second AD to rule (an Ace
+    starts a pile of its own): it is flagged for review, and ben played nothing. 0.2 s after
+    ana's, it is a rival copy of hers, a first-touch contest the referee rules."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=33, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AD", "ana", 0, 1.0)
+    sx, sy = scene.slots[0]
+    (bx, by), t_in = scene.seat_point(1), 1.0 + late_s
+    frames = scene.frames(t_in + 3.0)
+    for _, t, sightings in frames:
+        if t_in - 0.4 <= t:
+            k = min((t - (t_in - 0.4)) / 0.4, 1.0)
+            sightings.append(TableSighting("AD", 0.9, bx + (sx + 4.0 - bx) * k, by + (sy - by) * k))
+    obs, reader = _read(scene, frames, t_in + 3.0)
+    aces = sorted((o["card"], o["player"]) for o in obs)
+    if flagged:
+        assert aces == [("AD", "ana")]
+        assert [(f.card, f.pile) for f in reader.flags] == [("AD", obs[0]["pile"])]
+        assert "begins this pile" in reader.flags[0].reason
+    else:
+        assert aces == [("AD", "ana"), ("AD", "ben")] and reader.flags == []
 
 
 def test_a_card_read_once_on_the_pile_it_goes_on_is_looked_at_again_until_it_rests():

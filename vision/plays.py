@@ -49,6 +49,10 @@ class ReaderSettings:
     rest_turn_mm: float = 30.0
     confirm_s: float = 0.10  # wait this long after the rest began before reporting
     reexamine_s: float = 0.5  # an illegal read is looked at this long before being reported
+    # a read of a pile's top card landing on it is a rival copy (a first-touch contest) only this
+    # soon after the top came to rest there; later it is illegal there (rivals land within
+    # rival_wait_s of each other)
+    top_rival_s: float = 2.0
     # a card read on a pile it goes next on, not (yet) at rest, is looked at again for this long:
     # with several hands moving, the detector takes turns and may read a spot once and then leave
     # it (fresh dev clip 5264: a 2S read once as its hand left, never looked at again, lost).
@@ -123,6 +127,14 @@ class ReaderSettings:
     passing_before_s: float = 0.5
     passing_after_s: float = 1.0
     passing_off_mm: float = 90.0
+    # an arm that lay at another pile from at least this long before it reached a spot nearer its
+    # seat, and was still there this close before, is the hand drawing back from that pile (or
+    # drifting towards its rest while its player decides), not one bringing a card: a card is
+    # fetched from its player's own layout at the table's edge first (fresh clip 5602: ana's hand,
+    # drawn back from her 2H contest to rest beside the next pile, made a contest of ben's 2S
+    # there and was then busy, so the 2H contest was lost to a single copy of dev's)
+    retract_s: float = 0.3
+    retract_mm: float = 40.0
     # an arm whose player puts a card on another pile this close in time reached past this one on
     # its way there (neighbouring piles on a busy table): it brought no card here. One hand plays
     # one card at a time and fetches the next from its own layout: simulated players' plays were
@@ -435,6 +447,7 @@ class PlayReader:
         # pile to take a contest's copy back (where each player's arm was, and when)
         self._plays: list[tuple[str, float, Point, float | None]] = []
         self._took_back: list[tuple[str, float, Point]] = []  # (player, departure, spot) of those arms
+        self._drawn_back_seen: dict[tuple, bool] = {}  # (see _drawn_back)
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
         # the reports of those confirmed, sent with the frame's observations
@@ -621,6 +634,7 @@ class PlayReader:
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
                 if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
+                        not self._drawn_back(who, landing.rest, t_arm) and \
                         (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
                                                        or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
                     reached.append((t_arm, who))
@@ -901,6 +915,35 @@ class PlayReader:
                 return True
         return False
 
+    def _drawn_back(self, who: str, spot: Point, t_arm: float) -> bool:
+        """Whether ``who``'s arm, seen reaching ``spot`` at ``t_arm``, came there from another pile
+        farther from their seat, where a card landed about then: that arm was at that pile since
+        ``retract_s`` before and still within ``retract_s`` before, and ``spot`` lies nearer the
+        seat by ``retract_mm``: the hand drawing back (see ``ReaderSettings.retract_s``). It is
+        still the arm seen there (a later reach from its side is the same hand), but brought no
+        card."""
+        anchor = self.attributor.anchors.get(who)
+        if anchor is None or not hasattr(self.arms, "reaches"):
+            return False
+        here = math.dist(anchor, spot)
+        piles: list[Point] = []  # the other piles, farther from the seat, where a card landed about then
+        for p in self.pending + self._recent:
+            there = p.rest
+            if not p.canceled and t_arm - self.s.rearrive_s <= p.t_rest <= t_arm + self.s.retract_s and \
+                    math.dist(there, spot) > self.registry.join_mm and math.dist(anchor, there) - self.s.retract_mm >= here \
+                    and all(math.dist(there, c) > self.registry.join_mm for c in piles):
+                piles.append(there)
+        if not piles:
+            return False
+        key = (who, round(spot[0]), round(spot[1]), t_arm, tuple((round(x), round(y)) for x, y in piles))
+        if key not in self._drawn_back_seen:  # (asked every frame while cards wait: the arms' frames are unpacked once)
+            if len(self._drawn_back_seen) > 4096:
+                self._drawn_back_seen.clear()
+            self._drawn_back_seen[key] = any(
+                t2 <= t_arm - self.s.retract_s and self.attributor.attribute(w2, there)[0] == who
+                for there in piles for t2, w2 in self.arms.reaches(there, t_arm - self.s.retract_s, t_arm))
+        return self._drawn_back_seen[key]
+
     def _landing_reaches(self, landing: Landing) -> list[tuple[float, str, float]]:
         """:meth:`_named_reaches` at a landing's rest, the way its card lies."""
         return self._named_reaches(landing.rest, landing.t_rest, landing.track.owner_votes,
@@ -912,7 +955,7 @@ class PlayReader:
         withdrawing). With ``inferred``, a copy inferred for them elsewhere counts too."""
         t = t_arm + self.s.arm_lead_s
         if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t) or \
-                self._taking_back(player, spot, t_arm):
+                self._taking_back(player, spot, t_arm) or self._drawn_back(player, spot, t_arm):
             return True
         if not inferred:
             return False
@@ -1333,7 +1376,8 @@ class PlayReader:
         main = ranked[0]
         late = final or t - landing.t_rest >= self.s.reexamine_s
         pile, legal = self.registry.where(main, x, y)
-        if legal or pile is None and main.startswith("A") or pile is not None and pile.top == main:
+        if legal or pile is None and main.startswith("A") or \
+                pile is not None and pile.top == main and self._top_just_played(main, landing):
             # legal (or a rival copy of the pile's top card, a first-touch contest the referee
             # rules); a read that is still contested waits for the sharp reads of the card at rest
             return main, pile, True, late or reads[main] >= 0.6 * total
@@ -1568,6 +1612,17 @@ class PlayReader:
             return self._report_contest(landing, rival, t)
         if not legal and self._misread_of_another(landing):
             landing.done = landing.track.reported = True  # the other read of this card stands
+            return []
+        if not legal and label.startswith("A") and pile is not None and label in pile.cards:
+            # an Ace read landing on the pile it began, long after: an Ace starts a pile of its
+            # own, so this is that Ace seen again (nudged) or the card that came misread (fresh clip
+            # 5604: ana's copy of a tied 2D contest, read "AD" in flight, was ruled a second AD, and
+            # made her arm at the 2D a hand withdrawing, so her copy was lost): for review, not a
+            # ruling. (A late copy of any other top card is a play, illegal.)
+            landing.done = landing.track.reported = True
+            self.flags.append(Flag(landing.contact.t, f"read as {label}, which begins this pile already: "
+                                   "the Ace seen again, or a misread of the card that came?", label, pile.id,
+                                   landing.frames))
             return []
         twin = self._twin_read(landing, label) if legal else None
         if twin is not None:
@@ -1993,6 +2048,14 @@ class PlayReader:
             })
         self._top_t[pile.id] = t
         return out
+
+    def _top_just_played(self, card: str, landing: Landing) -> bool:
+        """Whether ``card``, its pile's top, came to rest there within ``top_rival_s`` before
+        ``landing`` (or was never seen coming): only then may ``landing`` be a rival copy of it."""
+        x, y = landing.rest
+        times = [t0 for lb, p, t0 in self._done_at
+                 if lb == card and math.hypot(p[0] - x, p[1] - y) <= self.registry.join_mm]
+        return not times or landing.t_rest - max(times) <= self.s.top_rival_s
 
     def _top_still_read(self, landing: Landing, pile: Pile | None) -> bool:
         """Whether ``pile``'s top card was read where ``landing`` rests after it came to rest: not
