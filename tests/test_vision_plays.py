@@ -1300,6 +1300,46 @@ def test_a_hand_drawn_back_from_one_pile_to_rest_beside_another_brings_no_copy_t
         assert played == [("2H", "cy"), ("2S", "ana"), ("2S", "dee")]
 
 
+def _scene_of(plays):
+    """A scene (seed 24, every card read right) with ``plays``: (card, player, slot, contact) each."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    for card, who, slot, t in plays:
+        scene.play(card, who, slot, t)
+    return scene
+
+
+def test_an_arm_inferred_at_two_far_apart_piles_brought_its_copy_to_the_far_one():
+    """Two cards never seen on their way, 220 mm apart on cy's line from her seat (the top): ana's
+    2S on the near pile and ben's 2D on the far one. cy's arm reached both, 0.02 s after ana's at
+    the 2S and 0.11 s after ben's at the 2D: it brought her copy of the 2D, her forearm lying
+    over the 2S on the way (fresh clip 5603), though the pair at the 2S came closer together."""
+    scene = _scene_of([("AS", "dee", 2, 0.5), ("AD", "dee", 12, 0.9), ("2S", "ana", 2, 2.0), ("2D", "ben", 12, 2.0)])
+    frames = _unseen_in_flight(scene, 4.5, "2S", 2.0)
+    frames = _unseen_in_flight_too(frames, "2D", 2.0)
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    arms = _ArmsStaying({scene.slots[2]: (ana, [(0.34, 0.8, dee), (1.84, 2.4, ana), (1.86, 2.6, cy)]),
+                         scene.slots[12]: (ben, [(0.74, 1.2, dee), (1.84, 2.4, ben), (1.95, 2.5, cy)])})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2S", "2D")) == \
+        [("2D", "ben"), ("2D", "cy"), ("2S", "ana")]
+
+
+def test_an_arm_that_went_on_past_a_pile_to_a_contest_farther_along_brought_no_copy_to_it():
+    """ana's 2H lands on the near pile (slot 2, on cy's way from the top of the table to slot 12),
+    cy's arm 0.11 s after hers; cy's arm and dee's then reach slot 12 together, where cy's 2S is
+    seen, never followed on its way; ana's arm had crossed slot 12 on her way up, and the blob's
+    entry there names her. cy's arm went on to the 2S contest (fresh clip 5590): no copy of hers at
+    the 2H (that copy kept her arm busy, and the 2S went to dee alone), and dee's copy of the 2S."""
+    scene = _scene_of([("AH", "ben", 2, 0.5), ("AS", "ben", 12, 0.9), ("2H", "ana", 2, 2.0), ("2S", "cy", 12, 2.21)])
+    frames = _unseen_in_flight(scene, 4.5, "2S", 2.21)
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    arms = _ArmsStaying({scene.slots[2]: (ana, [(0.34, 0.8, ben), (1.84, 2.3, ana), (1.95, 2.4, cy)]),
+                         scene.slots[12]: (ana, [(0.74, 1.2, ben), (1.70, 2.0, ana), (2.05, 2.5, cy), (2.05, 2.5, dee)])})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2S")) == \
+        [("2H", "ana"), ("2S", "cy"), ("2S", "dee")]
+
+
 def test_a_forearm_running_on_to_a_card_put_down_farther_along_is_an_arm_passing_not_a_rival():
     """cy's 2H is never seen on its way. ben's arm, from the left, passes over the pile to put his
     AS down 340 mm to the right: at the 2H the blob also runs on to the right without crossing

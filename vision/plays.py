@@ -963,11 +963,13 @@ class PlayReader:
         def away(where: Point) -> bool:
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) > self.registry.join_mm
 
+        # (a copy inferred for them at a pile on their way here from their seat is no reason: their
+        # forearm lay over it, see _went_on_to)
         if any(who == player and g is not None and away(where) and abs(tc - t) < self.s.arm_elsewhere_s
-               for who, tc, where, g in self._plays):
+               and not self._on_the_way(player, spot, where) for who, tc, where, g in self._plays):
             return True
         return any(p.hidden_rival is not None and p.hidden_rival[0] == player and not p.canceled and away(p.rest)
-                   and abs(p.hidden_rival[1].t - t) < self.s.arm_elsewhere_s
+                   and abs(p.hidden_rival[1].t - t) < self.s.arm_elsewhere_s and not self._on_the_way(player, spot, p.rest)
                    for p in self.pending + [h[0] for h in self._hidden])
 
     def _arms_unsure(self, landing: Landing) -> bool:
@@ -2575,7 +2577,10 @@ class PlayReader:
             # lay under the arm on the way, fresh dev clip 5471: cleo's arm over ben's 2S, 74 mm
             # from her 7C contest, left the 2S 0.3 s before the 7C)
             stayed = self._stayed_longer(player, spot, landing.rest, contact.t)
-            return stayed if stayed is not None else g <= gap
+            if stayed is not None:
+                return stayed
+            on_way = self._on_the_way(player, spot, landing.rest)
+            return on_way if on_way is not None else g <= gap
 
         # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
         if any(who == player and elsewhere(spot, tc) and (g is None or keeps_arm(spot, g))
@@ -2593,11 +2598,46 @@ class PlayReader:
             c = other.hidden_rival[1]
             if elsewhere(other.rest, c.t) and keeps_arm(other.rest, other.arms_apart):
                 return True
+        if any(self._went_on_to(player, landing, other) for other in self.pending + self._recent):
+            return True
         # (and, told by the exits alone, against one still pending: 5471's 7C was, when the 2S was due)
         return any(other is not landing and other.hidden_rival is not None and other.hidden_rival[0] == player
                    and not other.canceled and elsewhere(other.rest, other.hidden_rival[1].t)
                    and self._stayed_longer(player, other.rest, landing.rest, contact.t) is True
                    for other in self.pending)
+
+    def _went_on_to(self, player: str, landing: Landing, other: Landing) -> bool:
+        """Whether ``player``'s arm, the second arm at ``landing``, reached ``other`` (a card landed
+        on another pile) after it came here, within ``arm_elsewhere_s``, ``landing``'s pile lying on
+        its way there from the seat (:meth:`_on_the_way`): the arm went on, its forearm over this
+        pile. Asked of the arms that reached ``other``, not of its plays: that card may be waiting
+        for its arms, or named for another player (fresh clip 5590: cleo's arm crossed ana's 7H on
+        its way to a 4S contest 320 mm on; the copy inferred for her at the 7H kept her arm busy,
+        so the 4S went to dev alone)."""
+        if other is landing or other.canceled or self._on_the_way(player, other.rest, landing.rest) is not True:
+            return False
+        came = (landing.arm_arrivals or {}).get(player, landing.hidden_rival[1].t - self.s.arm_lead_s)
+        reaches = other.arm_reaches if other.arm_reaches is not None else self._landing_reaches(other)
+        # (arrivals are timed by when the blob crossed the edge: the far pile's may come first by a little)
+        return any(who == player and came - self.s.arm_contest_s <= t_arm <= came + self.s.arm_elsewhere_s
+                   for t_arm, who, _ in reaches)
+
+    def _on_the_way(self, player: str, there: Point, here: Point) -> bool | None:
+        """For one player's arm at two piles farther apart than ``stay_near_mm`` about one moment:
+        ``True`` when ``here`` lies on the arm's way from its seat to ``there`` (within ``way_mm``
+        of that line, nearer the seat), ``False`` the other way round, else ``None``. A forearm
+        reaching the far pile lies over the near one, while an arm that stopped at the near pile
+        seems to reach the far one only where another arm's blob joins it there (fresh clip 5603:
+        cleo's arm, bringing her 4D to a contest 310 mm from her side of the table, crossed ana's
+        9S, and was inferred there too, as the tighter pair of arms)."""
+        anchor = self.attributor.anchors.get(player)
+        if anchor is None or math.dist(there, here) <= self.s.stay_near_mm:
+            return None
+        if math.dist(anchor, here) < math.dist(anchor, there) and segment_distance(here, anchor, there) <= self.s.way_mm:
+            return True
+        if math.dist(anchor, there) < math.dist(anchor, here) and segment_distance(there, anchor, here) <= self.s.way_mm:
+            return False
+        return None
 
     def _stayed_longer(self, player: str, there: Point, here: Point, t: float) -> bool | None:
         """For one player's arm at two neighbouring piles (within ``stay_near_mm``) about ``t``:
