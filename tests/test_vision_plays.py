@@ -130,16 +130,13 @@ def test_both_copies_of_a_contest_with_hovering_hands_are_reported():
 def _unseen_in_flight(scene, duration, card, t_contact, every=1):
     """The scene's frames with ``card`` never read on its way (blurred under the hand) and, from
     when it lies on its pile, read only every ``every``-th frame (the detector's looks)."""
-    frames = scene.frames(duration)
+    return _unseen_in_flight_too(scene.frames(duration), card, t_contact, every)
+
+
+def _unseen_in_flight_too(frames, card, t_contact, every=1):
+    """``frames`` (of :func:`_unseen_in_flight`) with ``card`` never read on its way either."""
     for i, t, sightings in frames:
         sightings[:] = [s for s in sightings if s.label != card or (t >= t_contact + 0.05 and i % every == 0)]
-    return frames
-
-
-def _unseen_in_flight_too(frames, card, t_contact):
-    """``frames`` (of :func:`_unseen_in_flight`) with ``card`` never read on its way either."""
-    for _, t, sightings in frames:
-        sightings[:] = [s for s in sightings if s.label != card or t >= t_contact + 0.05]
     return frames
 
 

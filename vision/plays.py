@@ -927,7 +927,7 @@ class PlayReader:
             return False
         here = math.dist(anchor, spot)
         piles: list[Point] = []  # the other piles, farther from the seat, where a card landed about then
-        for p in self.pending + self._recent:
+        for p in self._landings():
             there = p.rest
             if not p.canceled and t_arm - self.s.rearrive_s <= p.t_rest <= t_arm + self.s.retract_s and \
                     math.dist(there, spot) > self.registry.join_mm and math.dist(anchor, there) - self.s.retract_mm >= here \
@@ -943,6 +943,10 @@ class PlayReader:
                 t2 <= t_arm - self.s.retract_s and self.attributor.attribute(w2, there)[0] == who
                 for there in piles for t2, w2 in self.arms.reaches(there, t_arm - self.s.retract_s, t_arm))
         return self._drawn_back_seen[key]
+
+    def _landings(self) -> list[Landing]:
+        """The landings pending or of the last moments, each once (a pending one is recent too)."""
+        return list({id(p): p for p in self.pending + self._recent}.values())
 
     def _landing_reaches(self, landing: Landing) -> list[tuple[float, str, float]]:
         """:meth:`_named_reaches` at a landing's rest, the way its card lies."""
@@ -2291,10 +2295,15 @@ class PlayReader:
         may be the other's: dev clips 5405, 5407)."""
         if not landing.unseen_arrival or landing.how == BY_LIE:
             return True
-        reaches = landing.arm_reaches
-        if reaches is None and hasattr(self.arms, "reaches"):
-            reaches = self._landing_reaches(landing)
+        reaches = self._reaches_of(landing)
         return reaches is not None and len({who for _, who, _ in reaches} - {landing.arm_elsewhere}) <= 1
+
+    def _reaches_of(self, landing: Landing) -> list[tuple[float, str, float]] | None:
+        """The arms that reached ``landing`` as kept by the arms-unsure wait, else asked now (not
+        kept: its arms' frames may not all be in yet); ``None`` without an arm watcher."""
+        if landing.arm_reaches is not None:
+            return landing.arm_reaches
+        return self._landing_reaches(landing) if hasattr(self.arms, "reaches") else None
 
     def _seen_is_rivals(self, landing: Landing, seen: dict[str, Any]) -> dict[str, Any]:
         """The seen copy, given to the second arm's player and clock (see
@@ -2598,7 +2607,7 @@ class PlayReader:
             c = other.hidden_rival[1]
             if elsewhere(other.rest, c.t) and keeps_arm(other.rest, other.arms_apart):
                 return True
-        if any(self._went_on_to(player, landing, other) for other in self.pending + self._recent):
+        if any(self._went_on_to(player, landing, other) for other in self._landings()):
             return True
         # (and, told by the exits alone, against one still pending: 5471's 7C was, when the 2S was due)
         return any(other is not landing and other.hidden_rival is not None and other.hidden_rival[0] == player
@@ -2617,7 +2626,7 @@ class PlayReader:
         if other is landing or other.canceled or self._on_the_way(player, other.rest, landing.rest) is not True:
             return False
         came = (landing.arm_arrivals or {}).get(player, landing.hidden_rival[1].t - self.s.arm_lead_s)
-        reaches = other.arm_reaches if other.arm_reaches is not None else self._landing_reaches(other)
+        reaches = self._reaches_of(other) or []
         # (arrivals are timed by when the blob crossed the edge: the far pile's may come first by a little)
         return any(who == player and came - self.s.arm_contest_s <= t_arm <= came + self.s.arm_elsewhere_s
                    for t_arm, who, _ in reaches)
@@ -2633,11 +2642,11 @@ class PlayReader:
         anchor = self.attributor.anchors.get(player)
         if anchor is None or math.dist(there, here) <= self.s.stay_near_mm:
             return None
-        if math.dist(anchor, here) < math.dist(anchor, there) and segment_distance(here, anchor, there) <= self.s.way_mm:
-            return True
-        if math.dist(anchor, there) < math.dist(anchor, here) and segment_distance(there, anchor, here) <= self.s.way_mm:
-            return False
-        return None
+
+        def on_way(near: Point, far: Point) -> bool:
+            return math.dist(anchor, near) < math.dist(anchor, far) and segment_distance(near, anchor, far) <= self.s.way_mm
+
+        return True if on_way(here, there) else False if on_way(there, here) else None
 
     def _stayed_longer(self, player: str, there: Point, here: Point, t: float) -> bool | None:
         """For one player's arm at two neighbouring piles (within ``stay_near_mm``) about ``t``:
