@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibrate import Calibration, Rectifier
-from vision.sources import DetectorSightings, PoseSightings, merge_indices, plan_patches
+from vision.sources import DetectorSightings, LookWaits, PoseSightings, merge_indices, plan_patches
 
 
 @dataclass
@@ -202,3 +202,45 @@ def test_a_full_look_goes_on_while_most_of_the_table_keeps_changing():
     for x in range(50, 1000, 100):  # the whole region was looked at
         for y in range(50, 800, 100):
             assert any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in looked), (x, y)
+
+
+def test_when_more_changes_than_calls_a_part_passed_over_too_long_goes_first():
+    # four arms over the table's quarters (one detector view each, the fourth coming and going
+    # frame by frame) and a card waiting for reads in the middle: with two calls a frame, a
+    # turn counting places in a list that changes every frame never reached the middle (fresh
+    # clip 5611: a contested 4C left unread for 0.6 s, never landed). A view that has waited
+    # max_wait_s goes first.
+    view = _identity_view()
+    src = DetectorSightings(BlobDetector(), px_per_mm=1.0, stride=1, full_every_s=1e9)
+    src.recent_s = 0.0  # only this frame's changes: the list of views changes every frame
+    image = _table_with_indices([(500 - 24.8, 400 - 31.4, 0), (500 + 24.8, 400 + 31.4, 2)])
+    src.sightings(0, 0.0, image, view.calibration, view, changed_mm=[(0, 0, 1000, 800)])
+    quarters = [(20, 20, 320, 320), (680, 20, 980, 320), (20, 480, 320, 780), (680, 480, 980, 780)]
+    card = [(450, 350, 550, 450)]
+    read, looked = [], []
+    for i in range(1, 41):
+        changed = quarters[:3] + quarters[3:] * (i % 2)
+        out = src.sightings(i, 10 + i / 30, image, view.calibration, view, changed_mm=changed, watch_mm=card)
+        read.append(any(s.label == "5H" for s in out))
+        looked.append(list(src.looked_mm))
+    frames = int(src.max_wait_s * 30) + 2  # the longest wait, and the frame that ends it
+    assert sum(read) >= 3
+    assert all(any(read[i:i + frames]) for i in range(len(read) - frames + 1))
+    for q in quarters:  # the turn still reaches every quarter
+        cx, cy = (q[0] + q[2]) / 2, (q[1] + q[3]) / 2
+        seen = [any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in frame) for frame in looked]
+        assert all(any(seen[i:i + frames]) for i in range(len(seen) - frames + 1)), q
+
+
+def test_look_waits_count_from_the_first_ask_until_looked_at():
+    waits = LookWaits((0.0, 0.0, 400.0, 400.0), cell_mm=40.0)
+    assert waits.waited((0, 0, 400, 400), 1.0) == 0.0  # nothing asked for
+    waits.asked([(0, 0, 200, 400)], 1.0)
+    waits.asked([(0, 0, 400, 400)], 2.0)  # asked again: the left half still waits from 1.0
+    assert waits.waited((0, 0, 400, 400), 3.0) == pytest.approx(2.0)
+    assert waits.waited((250, 0, 400, 400), 3.0) == pytest.approx(1.0)
+    waits.looked((0, 0, 200, 400))
+    assert waits.waited((0, 0, 400, 400), 3.0) == pytest.approx(1.0)  # only the right half waits
+    waits.asked([(0, 0, 200, 400)], 4.0)  # the right half no longer asked for: no longer waiting
+    assert waits.waited((250, 0, 400, 400), 5.0) == 0.0
+    assert waits.waited((390, 390, 395, 395), 5.0) == 0.0  # a box smaller than a cell: its cell

@@ -152,6 +152,46 @@ def plan_patches(boxes_mm: list[BoxMM], region_mm: BoxMM, px_per_mm: float, canv
     return views
 
 
+class LookWaits:
+    """How long each part of the table (square cells of ``cell_mm``) has waited for the detector:
+    since it was first asked to look there (a change, a spot settling, a card waiting for reads)
+    without looking. The asks go away when no longer asked, and end when looked at."""
+
+    def __init__(self, region_mm: BoxMM, cell_mm: float = 40.0) -> None:
+        self.region_mm = tuple(float(v) for v in region_mm)
+        self.cell_mm = cell_mm
+        nx = max(1, math.ceil((self.region_mm[2] - self.region_mm[0]) / cell_mm))
+        ny = max(1, math.ceil((self.region_mm[3] - self.region_mm[1]) / cell_mm))
+        self._since = np.full((ny, nx), np.nan)  # when first asked for and not looked at since
+
+    def _cells(self, box: BoxMM) -> tuple[slice, slice]:
+        """The cells whose centres lie in ``box`` (at least the one under its centre)."""
+        x0, y0 = self.region_mm[:2]
+        c = self.cell_mm
+        ny, nx = self._since.shape
+        i0 = min(max(math.ceil((box[0] - x0) / c - 0.5), 0), nx - 1)
+        j0 = min(max(math.ceil((box[1] - y0) / c - 0.5), 0), ny - 1)
+        i1 = max(min(math.floor((box[2] - x0) / c - 0.5), nx - 1), i0)
+        j1 = max(min(math.floor((box[3] - y0) / c - 0.5), ny - 1), j0)
+        return slice(j0, j1 + 1), slice(i0, i1 + 1)
+
+    def asked(self, boxes: Iterable[BoxMM], t: float) -> None:
+        """This call is asked to look at ``boxes``: they wait from now unless already waiting;
+        every other part stops waiting."""
+        wanted = np.zeros(self._since.shape, bool)
+        for b in boxes:
+            wanted[self._cells(b)] = True
+        self._since = np.where(wanted, np.fmin(self._since, t), np.nan)
+
+    def waited(self, box: BoxMM, t: float) -> float:
+        """Seconds the part of ``box`` waiting longest has waited (0 when none waits)."""
+        since = np.nanmin(self._since[self._cells(box)], initial=np.inf)
+        return max(0.0, float(t - since)) if np.isfinite(since) else 0.0
+
+    def looked(self, box: BoxMM) -> None:
+        self._since[self._cells(box)] = np.nan
+
+
 def tile_region(region_mm: BoxMM, px_per_mm: float, canvas: int = 416, overlap_mm: float = 30.0) -> list[BoxMM]:
     """The whole region as canvas-sized pieces (a full look, spread over several calls)."""
     return [p.region_mm for v in plan_patches([region_mm], region_mm, px_per_mm, canvas, 0.0, overlap_mm) for p in v]
@@ -223,6 +263,10 @@ class DetectorSightings:
         self.pair_memory_s = 3.0
         self.orient_inset_mm = 60.0
         self._turn = 0
+        self._waits: LookWaits | None = None
+        # A view waiting this long goes before the turn's (two calls of three frames apart, a
+        # part of the table passed over by the turn for longer than any turn should take)
+        self.max_wait_s = 0.3
         self._last_full: float | None = None
         self._pairs: dict[str, list[tuple[float, float, float, float, float]]] = {}  # label -> (ix, iy, cx, cy, t)
         self.looked_mm: list[BoxMM] = []  # where the last call looked (table mm)
@@ -294,10 +338,19 @@ class DetectorSightings:
         views = plan_patches(look, region, self.px_per_mm, self.canvas, self.crop_margin_mm) if look else []
         if len(views) > self.max_calls:
             views = plan_patches(look, region, self.px_per_mm, self.canvas, self.crop_margin_mm / 2)
+        if self._waits is None or self._waits.region_mm != tuple(float(v) for v in region):
+            self._waits = LookWaits(region)
+        self._waits.asked([p.region_mm for v in views for p in v], t)
         if len(views) > self.max_calls:
-            # more moving than one frame's calls can cover: take turns, so every part is seen
+            # more moving than one frame's calls can cover: take turns, so every part is seen; the
+            # turn counts places in a list that changes from frame to frame as arms come and go,
+            # so a view that has waited too long goes first (fresh clip 5611: the turn passed a
+            # contested 4C over for 0.6 s after the hands had left it, and it never landed)
             self._turn = (self._turn + self.max_calls) % len(views)
-            views = [views[(self._turn + k) % len(views)] for k in range(self.max_calls)]
+            turn = [views[(self._turn + k) % len(views)] for k in range(len(views))]
+            waited = [max(self._waits.waited(p.region_mm, t) for p in v) for v in turn]
+            late = sorted((k for k in range(len(turn)) if waited[k] >= self.max_wait_s), key=lambda k: -waited[k])
+            views = [turn[k] for k in late + [k for k in range(len(turn)) if k not in late]][:self.max_calls]
         if self._full_queue and (not views or not changed and len(views) < self.max_calls):
             views.append(plan_patches([self._full_queue.pop(0)], region, self.px_per_mm, self.canvas, 0.0)[0])
         found: list[IndexSeen] = []
@@ -307,6 +360,8 @@ class DetectorSightings:
             canvas = self._canvas(image, calibration, patches)
             canvases.append(canvas)
             found += self._detect(canvas, patches, len(canvases) - 1)
+        for b in self.looked_mm:
+            self._waits.looked(b)
         return self.pair(found, t, canvases, region)
 
     def _canvas(self, image: np.ndarray, calibration: Calibration, patches: list[Patch]) -> np.ndarray:
