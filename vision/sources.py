@@ -264,8 +264,8 @@ class DetectorSightings:
         self.orient_inset_mm = 60.0
         self._turn = 0
         self._waits: LookWaits | None = None
-        # A view waiting this long goes before the turn's (two calls of three frames apart, a
-        # part of the table passed over by the turn for longer than any turn should take)
+        # A view waited on this long goes before the turn's: three looks (0.3 s at stride 3) is
+        # longer than a turn over the usual few views takes
         self.max_wait_s = 0.3
         self._last_full: float | None = None
         self._pairs: dict[str, list[tuple[float, float, float, float, float]]] = {}  # label -> (ix, iy, cx, cy, t)
@@ -348,9 +348,7 @@ class DetectorSightings:
             # contested 4C over for 0.6 s after the hands had left it, and it never landed)
             self._turn = (self._turn + self.max_calls) % len(views)
             turn = [views[(self._turn + k) % len(views)] for k in range(len(views))]
-            waited = [max(self._waits.waited(p.region_mm, t) for p in v) for v in turn]
-            late = sorted((k for k in range(len(turn)) if waited[k] >= self.max_wait_s), key=lambda k: -waited[k])
-            views = [turn[k] for k in late + [k for k in range(len(turn)) if k not in late]][:self.max_calls]
+            views = sorted(turn, key=self._lateness(t))[:self.max_calls]  # (stable: the rest keep the turn)
         if self._full_queue and (not views or not changed and len(views) < self.max_calls):
             views.append(plan_patches([self._full_queue.pop(0)], region, self.px_per_mm, self.canvas, 0.0)[0])
         found: list[IndexSeen] = []
@@ -363,6 +361,14 @@ class DetectorSightings:
         for b in self.looked_mm:
             self._waits.looked(b)
         return self.pair(found, t, canvases, region)
+
+    def _lateness(self, t: float):
+        """Sort key for views: those waited on ``max_wait_s`` or more first, longest wait first;
+        the others equal (0)."""
+        def key(view: list[Patch]) -> float:
+            waited = max(self._waits.waited(p.region_mm, t) for p in view)
+            return -waited if waited >= self.max_wait_s else 0.0
+        return key
 
     def _canvas(self, image: np.ndarray, calibration: Calibration, patches: list[Patch]) -> np.ndarray:
         """The patches warped from the camera image straight into one canvas (grey elsewhere)."""
