@@ -266,6 +266,58 @@ def test_an_arm_whose_root_settled_is_still_found_beside_the_other_arm_in_its_bl
     assert [where[1] > 500 for _, where in one.reaches(spot, 0.9, 1.5)] == [True]
 
 
+@pytest.mark.parametrize("ben", ["crossed her way", "reached the pile"])
+def test_an_arm_that_only_crossed_the_trail_of_the_arm_at_the_spot_did_not_reach_it(ben):
+    """Fresh 5617: ben's arm went out to another pile across the way cleo's arm then came in,
+    and was drawn back; cleo's forearm went still, and her hand at the pile, followed through
+    the changed pixels of the moment before, met ben's trail 220 mm from the spot and crossed
+    the left edge too: a phantom second copy, ben's. One arm leaves the hand (the blob crosses
+    a ring around the spot in one piece): only the side it runs to reached the spot. Had ben's
+    arm come to the pile too, two arms leave the hands, and both reached it."""
+    spot = (600.0, 500.0)  # (125, 100) px of a 1000 x 640 mm area: 240 mm or more from every side
+    arms = ArmWatcher()
+    ben_y = 45 if ben == "crossed her way" else 100
+    for k in range(12):
+        m = np.zeros((160, 250), bool)
+        if k < 3:  # ben's arm out to (160, 45) px, or to the pile
+            m[ben_y - 2:ben_y + 3, 0:160 if ben_y == 45 else 120] = True
+        elif k < 6:  # ben's arm drawn back; cleo's comes in from the top edge
+            m[ben_y - 2:ben_y + 3, 0:60] = True
+            m[0:100, 123:128] = True
+        else:  # cleo's forearm went still: her hand at the pile; ben's hand back at his edge
+            m[95:106, 119:132] = True
+            m[ben_y - 5:ben_y + 6, 0:12] = True
+        arms.update(1.0 + k / 30, m, _to_mm)
+    sides = sorted("left" if where[0] < 300 else "top" for _, where in arms.reaches(spot, 0.9, 1.5))
+    assert sides == (["top"] if ben == "crossed her way" else ["left", "top"])
+
+
+@pytest.mark.parametrize("devs_arm", [True, False])
+def test_two_arms_joined_all_the_way_out_from_their_hands_both_reached_the_spot(devs_arm):
+    """Dev clip 5576: an 8S contest, cleo's hand from the top and dev's from the right lying
+    together on the pile, their arms one blob well out from it (the ring around the spot crossed
+    in one piece, running between the two sides). Followed through the trail once the forearms
+    went still, the hands still show both arms, so no one arm's entry names the card, as when
+    cleo's arm came alone."""
+    spot = (600.0, 500.0)  # (125, 100) px
+    arms = ArmWatcher()
+    for k in range(10):
+        m = np.zeros((160, 250), bool)
+        if k < 4:  # the arms come in, joined from the hands to 250 mm out
+            m[0:100, 122:130] = True  # cleo's, from the top edge
+            if devs_arm:
+                m[95:103, 125:250] = True  # dev's, from the right edge
+                m[40:100, 125:185] = True  # their hands and forearms together
+        else:  # the forearms went still: the hands at the pile
+            m[88:106, 118:140] = True
+        arms.update(1.0 + k / 30, m, _to_mm)
+    entry = arms.entry(spot, 1.12, 1.35)  # the frames of the hands alone
+    if devs_arm:
+        assert entry is None
+    else:
+        assert entry is not None and entry[1] < 120  # cleo's, at the top edge
+
+
 @pytest.mark.parametrize("came_in", ["along its line", "elsewhere"])
 def test_an_arm_whose_root_went_still_is_followed_through_where_it_came_in(came_in):
     """dev's arm crossed the left edge on its way in (0.1 s), then its root there went still while

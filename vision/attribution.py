@@ -510,6 +510,8 @@ class ArmWatcher:
             # the spot's blob reaches no edge: follow it through where the arm moved in just before
             joined = self._blob_at(mask | trail, spot_mm)
             sides = self._crossings(joined, mask.shape, share) if joined is not None else {}
+            if len(sides) > 1:
+                sides = self._one_arm_through(joined, spot_mm, sides)
         elif trail is not None and rootless:
             sides.update(self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)))
         if rootless:
@@ -540,6 +542,48 @@ class ArmWatcher:
         if joined is None:
             return {}
         return {side: where for side, where in self._crossings(joined, mask.shape, share).items() if side in near}
+
+    def _one_arm_through(self, blob: np.ndarray, spot_mm: tuple[float, float],
+                         sides: dict[str, tuple[float, float]], ring_mm: tuple[float, float] = (150.0, 200.0),
+                         least: float = 0.2, within_deg: float = 60.0) -> dict[str, tuple[float, float]]:
+        """``sides`` (where ``blob`` crosses the edge), less those whose arm does not reach the
+        spot: when only one arm leaves the hand, the blob crossing the ring ``ring_mm`` around the
+        spot in one piece, the sides joined to it farther out are arms that only crossed it (or
+        its trail), and the one kept is the side that arm runs towards (fresh 5617: ben's arm,
+        drawn back from another pile across cleo's way, left a trail that met her arm 280 mm
+        from her 9C and made a phantom second copy of it). Two hands at one pile are two arms
+        through the ring, or one piece running between their sides (kept: any side within
+        ``within_deg`` of the piece). A piece is ``least`` of the largest at least. Unchanged when a side lies within ``NEAR_SIDE_MM`` of the spot
+        (its arm may leave the area inside the ring)."""
+        h, w = blob.shape
+        (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
+        to_edge = {"left": x0 / sx, "top": y0 / sy, "right": (w - x0) / sx, "bottom": (h - y0) / sy}
+        if min(to_edge[side] for side in sides) < NEAR_SIDE_MM:
+            return sides
+        import cv2
+
+        ys, xs = np.mgrid[0:h, 0:w]
+        r = np.hypot((xs + 0.5 - x0) / sx, (ys + 0.5 - y0) / sy)
+        ring = blob & (r >= ring_mm[0]) & (r < ring_mm[1])
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(ring.astype(np.uint8), connectivity=8)
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        if n < 2:
+            return sides
+        pieces = [k + 1 for k in range(n - 1) if areas[k] >= max(least * areas.max(), 2)]
+        if len(pieces) != 1:
+            return sides
+        cx, cy = centroids[pieces[0]]
+        ux, uy = (cx - x0) / sx, (cy - y0) / sy
+
+        def towards(side: str) -> float:
+            px, py = sides[side]
+            vx, vy = px - spot_mm[0], py - spot_mm[1]
+            return (ux * vx + uy * vy) / max(math.hypot(ux, uy) * math.hypot(vx, vy), 1e-9)
+
+        best = max(sides, key=towards)
+        # (a side the piece runs nearly towards too may be a second arm merged with it there: dev
+        # clip 5576, an 8S contest whose two hands lay together and whose arms joined in the ring)
+        return {side: where for side, where in sides.items() if side == best or towards(side) >= math.cos(math.radians(within_deg))}
 
     def _arms_without_root(self, blob: np.ndarray, spot_mm: tuple[float, float], crossed: set[str],
                            near_mm: float = 50.0, far_mm: float = NEAR_SIDE_MM, cover: float = 0.75
