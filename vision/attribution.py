@@ -562,9 +562,12 @@ class ArmWatcher:
             return sides
         import cv2
 
-        ys, xs = np.mgrid[0:h, 0:w]
+        # (only the square around the ring is looked at: this runs for many frames of a reach)
+        left, top = max(int(x0 - ring_mm[1] * sx), 0), max(int(y0 - ring_mm[1] * sy), 0)
+        right, bottom = min(int(x0 + ring_mm[1] * sx) + 2, w), min(int(y0 + ring_mm[1] * sy) + 2, h)
+        ys, xs = np.mgrid[top:bottom, left:right]
         r = np.hypot((xs + 0.5 - x0) / sx, (ys + 0.5 - y0) / sy)
-        ring = blob & (r >= ring_mm[0]) & (r < ring_mm[1])
+        ring = blob[top:bottom, left:right] & (r >= ring_mm[0]) & (r < ring_mm[1])
         n, _, stats, centroids = cv2.connectedComponentsWithStats(ring.astype(np.uint8), connectivity=8)
         areas = stats[1:, cv2.CC_STAT_AREA]
         if n < 2:
@@ -573,7 +576,7 @@ class ArmWatcher:
         if len(pieces) != 1:
             return sides
         cx, cy = centroids[pieces[0]]
-        ux, uy = (cx - x0) / sx, (cy - y0) / sy
+        ux, uy = (cx + left - x0) / sx, (cy + top - y0) / sy
 
         def towards(side: str) -> float:
             px, py = sides[side]
