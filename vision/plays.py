@@ -2180,31 +2180,12 @@ class PlayReader:
                 return True
         return False
 
-    def _unruled_card_near(self, landing: Landing, near_mm: float = 300.0, within_s: float = 1.5) -> bool:
-        """Whether a card not yet reported, that fits where it lies, first seen from the hidden
-        copy's contact to ``within_s`` after, lies on another pile within ``near_mm``: the second
-        arm may have brought it, only reaching past this pile, and the hidden copy waits for it to
-        be a play that :meth:`_arm_played_elsewhere` can ask (fresh 5578: ana's arm passed ben's
-        4C on its way to a 3C contest 189 mm on; the 3C, first seen at rest 0.8 s after under the
-        hands, was no landing yet when the 4C's copy for ana came due, a phantom; 5594 the same)."""
-        c = landing.hidden_rival[1].t
-        x, y = landing.rest
-        for track in self._all.values():
-            if track is landing.track or track.reported or not track.samples \
-                    or not c - 0.1 <= track.samples[0].t <= c + within_s or self._now - track.last.t > 0.3:
-                continue
-            d = math.hypot(track.last.x - x, track.last.y - y)
-            if self.registry.join_mm < d <= near_mm and self.registry.where(track.label, track.last.x, track.last.y)[1]:
-                return True
-        return False
-
     def _hidden_rivals(self, t: float, final: bool = False) -> list[dict[str, Any]]:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
         out, keep = [], []
         for landing, seen, due in self._hidden:
             if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)
-                              or (t < due + self.s.rival_wait_s
-                                  and (self._rival_unsettled(landing) or self._unruled_card_near(landing)))):
+                              or (t < due + self.s.rival_wait_s and self._rival_unsettled(landing))):
                 keep.append((landing, seen, due))
                 continue
             if self._next_free_arm(landing, t) and not final:
