@@ -527,15 +527,12 @@ class ArmWatcher:
         changing as it stretched (fresh clip 5580: dev's arm came in across the right edge, then
         lay still there while its hand met ana's at a 3H contest, the blob reaching 350 of the
         450 mm to the edge; the blob crossed only ana's edge, and dev's copy was lost)."""
-        h, w = blob.shape
         (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
         ys, xs = np.nonzero(blob)
-        # per side: (the spot's distance to it, how far the blob runs towards it), in mm
-        ways = {"left": (x0 / sx, (x0 - xs.min()) / sx), "top": (y0 / sy, (y0 - ys.min()) / sy),
-                "right": ((w - x0) / sx, (xs.max() + 1 - x0) / sx),
-                "bottom": ((h - y0) / sy, (ys.max() + 1 - y0) / sy)}
-        near = {side for side, (to_edge, runs) in ways.items()
-                if side not in crossed and to_edge >= far_mm and runs >= run * to_edge}
+        runs = {"left": (x0 - xs.min()) / sx, "top": (y0 - ys.min()) / sy,  # how far the blob runs, mm
+                "right": (xs.max() + 1 - x0) / sx, "bottom": (ys.max() + 1 - y0) / sy}
+        near = {side for side, to_edge in self._to_sides(blob.shape, spot_mm).items()
+                if side not in crossed and to_edge >= far_mm and runs[side] >= run * to_edge}
         if not near:
             return {}
         joined = self._blob_at(mask | trail, spot_mm)
@@ -553,14 +550,16 @@ class ArmWatcher:
         drawn back from another pile across cleo's way, left a trail that met her arm 280 mm
         from her 9C and made a phantom second copy of it). Two hands at one pile are two arms
         through the ring, or one piece running between their sides (kept: any side within
-        ``within_deg`` of the piece). A piece is ``least`` of the largest at least. Unchanged when a side lies within ``NEAR_SIDE_MM`` of the spot
-        (its arm may leave the area inside the ring)."""
-        h, w = blob.shape
-        (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
-        to_edge = {"left": x0 / sx, "top": y0 / sy, "right": (w - x0) / sx, "bottom": (h - y0) / sy}
-        if min(to_edge[side] for side in sides) < NEAR_SIDE_MM:
+        ``within_deg`` of the piece). A piece is ``least`` of the largest at least. Unchanged
+        when a side lies within ``NEAR_SIDE_MM`` of the spot (its arm may leave the area inside
+        the ring)."""
+        to_side = self._to_sides(blob.shape, spot_mm)
+        if min(to_side[side] for side in sides) < NEAR_SIDE_MM:
             return sides
         import cv2
+
+        h, w = blob.shape
+        (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
 
         # (only the square around the ring is looked at: this runs for many frames of a reach)
         left, top = max(int(x0 - ring_mm[1] * sx), 0), max(int(y0 - ring_mm[1] * sy), 0)
@@ -586,7 +585,8 @@ class ArmWatcher:
         best = max(sides, key=towards)
         # (a side the piece runs nearly towards too may be a second arm merged with it there: dev
         # clip 5576, an 8S contest whose two hands lay together and whose arms joined in the ring)
-        return {side: where for side, where in sides.items() if side == best or towards(side) >= math.cos(math.radians(within_deg))}
+        near = math.cos(math.radians(within_deg))
+        return {side: where for side, where in sides.items() if side == best or towards(side) >= near}
 
     def _arms_without_root(self, blob: np.ndarray, spot_mm: tuple[float, float], crossed: set[str],
                            near_mm: float = 50.0, far_mm: float = NEAR_SIDE_MM, cover: float = 0.75
@@ -633,6 +633,12 @@ class ArmWatcher:
                 mm = self._to_mm(np.array([[float(xs[sel].mean()) + 0.5, float(ys[sel].mean()) + 0.5]]))[0]
                 out[side] = (float(mm[0]), float(mm[1]))
         return out
+
+    def _to_sides(self, shape: tuple[int, int], spot_mm: tuple[float, float]) -> dict[str, float]:
+        """How far ``spot_mm`` lies from each side of a mask of ``shape`` (the watched area), in mm."""
+        h, w = shape
+        (x0, y0), sx, sy = self._spot_px(shape, spot_mm)
+        return {"left": x0 / sx, "top": y0 / sy, "right": (w - x0) / sx, "bottom": (h - y0) / sy}
 
     def _spot_px(self, shape: tuple[int, int], spot_mm: tuple[float, float]) -> tuple[tuple[float, float], float, float]:
         """``spot_mm`` in (fractional) pixels of a mask of ``shape``, and the px per mm along x and y."""
