@@ -1261,6 +1261,52 @@ def test_a_second_arm_whose_player_played_on_another_pile_then_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2H") == [("2H", "ben"), ("2H", "cy")]
 
 
+@pytest.mark.parametrize("late", [True, False])
+def test_a_second_arm_whose_own_card_beside_is_ruled_only_late_brings_no_hidden_copy(late):
+    """cy's 2H (slot 7) is never seen on its way; ben's arm, from the left, reached it 0.02 s after
+    cy's, on its way to his 2S on the next pile (slot 8), which lay unseen under the hands until
+    2.6 s and was then read only every 0.2 s: when the 2H's copy for ben came due (2.97 s) the 2S
+    was not ruled yet, and ben's copy was a phantom (fresh 5578: a 4C beside a 3C contest; 5594).
+    The hidden copy now waits for the card seen beside it to be ruled: ben played elsewhere, no
+    copy of his 2H, as when the 2S was read at once."""
+    scene = _scene_of([("AH", "ana", 7, 0.5), ("AS", "dee", 8, 0.9), ("2H", "cy", 7, 2.0), ("2S", "ben", 8, 2.25)])
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    if late:
+        for i, t, sightings in frames:
+            sightings[:] = [s for s in sightings if s.label != "2S" or (t >= 2.6 and i % 6 == 0)]
+    ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
+    arms = _ArmsAt({scene.slots[7]: (cy, [(0.34, ana), (1.84, cy), (1.86, ben)]),
+                    scene.slots[8]: (ben, [(0.74, dee), (2.1, ben)])})
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2S")) == [("2H", "cy"), ("2S", "ben")]
+
+
+@pytest.mark.parametrize("waited", [False, True])
+def test_a_hidden_copy_that_waited_for_a_card_beside_is_not_lost_to_a_copy_inferred_meanwhile(waited):
+    """cy's hidden 2H copy (her arm 0.1 s behind ben's at the hearts) is due. Then a copy is inferred
+    for her 340 mm away from a tighter pair of arms (0.02 s): had it been reported first, her arm
+    would be taken as its, and the 2H copy dropped. A copy held past its due time, waiting for a
+    card beside to be ruled (report clip 90211: cy's true 6C copy lost that way to a phantom at a
+    5S), is weighed as when it came due: only what was seen since counts against it."""
+    from types import SimpleNamespace
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30)
+    here, there = scene.slots[0], scene.slots[4]
+    track = SimpleNamespace(label="2H", first=SimpleNamespace(t=1.5))
+    landing = Landing(track, 10, here, 2.1, ContactEstimate(2.0, 10.0, 0.0, here), "ben", 0.9, "motion")
+    landing.hidden_rival, landing.arms_apart = ("cy", ContactEstimate(2.1, 100.0, 0.0, here)), 0.1
+    if waited:
+        landing.waited_from = len(reader._plays)
+    reader._plays.append(("cy", 2.3, there, 0.02))  # the copy inferred for her meanwhile
+    assert reader._arm_played_elsewhere(landing) is not waited
+    reader._plays.append(("cy", 2.4, there, None))  # a card seen as hers there: her arm was busy
+    assert reader._arm_played_elsewhere(landing)
+
+
 class _ArmsStaying(_ArmsAt):
     """Arms by pile, each there for a while, as ``ArmWatcher.reaches`` sees them: ``{pile spot:
     (entry, [(arrival, departure, entry), ...])}``; an arm there at any moment of the asked window

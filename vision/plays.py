@@ -374,6 +374,9 @@ class Landing:
     # played elsewhere, or its copy was followed after all): that arm does not make this card's
     # owner unsure (see _owner_sure)
     arm_elsewhere: str | None = None
+    # the plays reported when its hidden copy, due, began to wait for a card beside it not yet
+    # ruled (_unruled_card_near): copies inferred after that are no evidence against it
+    waited_from: int | None = None
 
     @property
     def path(self) -> list:
@@ -2180,12 +2183,35 @@ class PlayReader:
                 return True
         return False
 
+    def _unruled_card_near(self, landing: Landing, near_mm: float = 300.0, within_s: float = 1.5) -> bool:
+        """Whether a card not yet reported, that fits where it lies, first seen from the hidden
+        copy's contact to ``within_s`` after, lies on another pile within ``near_mm``: the second
+        arm may have brought it, only reaching past this pile, and the hidden copy waits for it to
+        be a play that :meth:`_arm_played_elsewhere` can ask (fresh 5578: ana's arm passed ben's
+        4C on its way to a 3C contest 189 mm on; the 3C, first seen at rest 0.8 s after under the
+        hands, was no landing yet when the 4C's copy for ana came due, a phantom; 5594 the same)."""
+        c = landing.hidden_rival[1].t
+        x, y = landing.rest
+        for track in self._all.values():
+            if track is landing.track or track.reported or not track.samples \
+                    or not c - 0.1 <= track.samples[0].t <= c + within_s or self._now - track.last.t > 0.3:
+                continue
+            d = math.hypot(track.last.x - x, track.last.y - y)
+            if self.registry.join_mm < d <= near_mm and self.registry.where(track.label, track.last.x, track.last.y)[1]:
+                return True
+        return False
+
     def _hidden_rivals(self, t: float, final: bool = False) -> list[dict[str, Any]]:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
         out, keep = [], []
         for landing, seen, due in self._hidden:
             if not final and (t < due or self._hidden_needs_survivor(landing, seen["card"], t)
                               or (t < due + self.s.rival_wait_s and self._rival_unsettled(landing))):
+                keep.append((landing, seen, due))
+                continue
+            if not final and t < due + self.s.rival_wait_s and self._unruled_card_near(landing):
+                if landing.waited_from is None:
+                    landing.waited_from = len(self._plays)
                 keep.append((landing, seen, due))
                 continue
             if self._next_free_arm(landing, t) and not final:
@@ -2592,8 +2618,12 @@ class PlayReader:
             return on_way if on_way is not None else g <= gap
 
         # (a copy inferred elsewhere from a looser pair of arms is no play to go by)
-        if any(who == player and elsewhere(spot, tc) and (g is None or keeps_arm(spot, g))
-               for who, tc, spot, g in self._plays):
+        # (while it waited for a card beside to be ruled, copies inferred since are no evidence:
+        # it is weighed as when it came due, against what was seen since; report clip 90211: a
+        # phantom copy inferred meanwhile 249 mm away, the tighter pair, took cleo's 6C copy)
+        since = len(self._plays) if landing.waited_from is None else landing.waited_from
+        if any(who == player and elsewhere(spot, tc) and (g is None or (i < since and keeps_arm(spot, g)))
+               for i, (who, tc, spot, g) in enumerate(self._plays)):
             return True
         # a play of theirs still pending, whose owner is sure (dev clip 5341: a 9S held past a 2C
         # contest's due time)
@@ -2601,8 +2631,10 @@ class PlayReader:
             return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
-        for other in [h[0] for h in self._hidden]:
-            if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player:
+        my_due = next((due for other, _, due in self._hidden if other is landing), math.inf)
+        for other, _, due in self._hidden:
+            if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player \
+                    or (landing.waited_from is not None and due > my_due):
                 continue
             c = other.hidden_rival[1]
             if elsewhere(other.rest, c.t) and keeps_arm(other.rest, other.arms_apart):
