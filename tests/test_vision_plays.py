@@ -1930,6 +1930,26 @@ def test_the_arm_of_a_hand_that_just_played_on_the_pile_brings_no_hidden_copy(be
     assert threes == (["ben", "cy"] if copy else ["cy"])
 
 
+@pytest.mark.parametrize("ben_slot, ben_ace_at, copy", [(1, 1.2, False), (1, 0.5, True), (3, 1.2, True)])
+def test_the_arm_of_a_hand_that_just_played_on_the_next_pile_brings_no_hidden_copy(ben_slot, ben_ace_at, copy):
+    """ben put his AS on the pile beside the hearts (85 mm away), 0.82 s before his arm is seen at
+    the hearts 20 ms after cy's, whose 2H is never seen on its way: too long ago for a play
+    elsewhere (``arm_elsewhere_s``), but his hand, withdrawing, covers the next pile (fresh clip
+    5592: a phantom 2C for ana, her hand resting after her AD 66 mm away). 1.5 s after his play,
+    or from a pile 255 mm away, his arm may bring a 2H of his own."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    scene.play("AS", "ben", ben_slot, ben_ace_at)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.02 - 0.16, scene.seat_point(1))])
+    arms.entry = lambda spot, t0, t1: scene.seat_point(2)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert [o["player"] for o in obs if o["card"] == "AS"] == ["ben"]
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["ben", "cy"] if copy else ["cy"])
+
+
 class _ArmsPresent(_ArmsBySide):
     """Arms at the spot from arrival to departure: (arrival, departure, entry). Like the watcher, an
     arm present in the asked window is timed from when it came; one gone before it is not seen."""

@@ -145,6 +145,10 @@ class ReaderSettings:
     # plays came 1.48 s apart at least; fresh dev clip 5322: dev's hand, timed 1.11 s after dev's
     # 3C, was inferred as a second 4C there)
     rearrive_s: float = 1.3
+    # ... on a pile this close to the one it reaches, too: a hand withdrawing from a pile covers its
+    # neighbour (fresh clip 5592: ana's hand, resting after her AD 66 mm away, 0.82 s before, was
+    # taken for a second 2C when ben's arm joined it there)
+    withdraw_near_mm: float = 110.0
     # A card owned by its arm (never seen on its way) when several players' arms reached its spot
     # and none of them is known to have played elsewhere yet: it waits up to this long after it
     # came to rest for their plays on other piles to land, then asks the arms again (fresh dev
@@ -1074,12 +1078,13 @@ class PlayReader:
                    and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending)
 
     def _withdrawing(self, player: str, spot: Point, t: float) -> bool:
-        """Whether ``player`` put a card on this pile, or took a contest's copy back off it, less than
-        ``rearrive_s`` before ``t``: their arm seen reaching it again is that hand withdrawing, not
-        one bringing a new card (fresh dev clip 5321: ben's arm, carrying his 2H back, "reached"
-        the pile again 0.07 s after it was seen leaving and was inferred as a second 3H there)."""
+        """Whether ``player`` put a card on this pile or one beside it (``withdraw_near_mm``), or took
+        a contest's copy back off it, less than ``rearrive_s`` before ``t``: their arm seen reaching
+        it again is that hand withdrawing, not one bringing a new card (fresh dev clip 5321: ben's
+        arm, carrying his 2H back, "reached" the pile again 0.07 s after it was seen leaving and was
+        inferred as a second 3H there)."""
         return any(who == player and 0.0 < t - tc < self.s.rearrive_s
-                   and math.hypot(where[0] - spot[0], where[1] - spot[1]) <= self.registry.join_mm
+                   and math.hypot(where[0] - spot[0], where[1] - spot[1]) <= self.s.withdraw_near_mm
                    for who, tc, where, g in self._plays if g is None)
 
     @staticmethod
