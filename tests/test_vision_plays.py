@@ -1819,6 +1819,30 @@ def test_a_flagged_play_is_confirmed_by_the_next_card_built_on_it(next_card, lat
         assert ("2H", "ben") not in played and any(f.card == "2H" for f in reader.flags)
 
 
+@pytest.mark.parametrize("entry, owner", [((250.0, 150.0), None), ((120.0, 300.0), "ben")])
+def test_a_card_flagged_for_its_owner_is_confirmed_by_the_next_card_with_no_owner(entry, owner):
+    """ben's 2H is never seen on its way; the one arm seen at the pile came in from the corner
+    between his seat and cy's, too far from either seat to name him (owner unsure: flagged). cy's
+    3H on it says the 2H was played, not who played it: it is ruled with no owner, for the table
+    to name, and timed as a card found on the pile (fresh dev clip 5480: a 5D unread for 2.4 s,
+    given to ben at 0.006 by the arm there when it was read, and ana's). An arm from his side of
+    the table names him."""
+    scene = SyntheticScene(PLAYERS, seed=5, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "ben", 0, 2.0)
+    scene.play("3H", "cy", 0, 4.0)
+    frames = _unseen_in_flight(scene, 5.5, "2H", 2.0)
+    obs, reader = _read(scene, frames, 5.5, arms=_Arm(entry, 2.0 - 0.16))
+    assert [(o["card"], o["player"]) for o in obs] == [("AH", "ana"), ("2H", owner), ("3H", "cy")]
+    assert ("confirmed_by" in obs[1]["evidence"]) is (owner is None) and reader.flags == []
+    if owner is None:  # timed, like a card found on the pile, between the AH and its first sighting
+        lo, hi = obs[1]["evidence"]["between"]
+        assert lo == pytest.approx(1.0, abs=0.05) and 2.0 < hi < 2.5 and obs[1]["t"] == pytest.approx((lo + hi) / 2)
+    rulings = [r for r in replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()["rulings"] if r.get("card")]
+    assert [r["kind"] for r in rulings] == ["accepted"] * 3
+    assert bool(rulings[1].get("owner_unknown")) is (owner is None)
+
+
 def test_a_card_on_its_pile_followed_a_few_centimetres_across_it_later_is_not_played_again():
     """A 2H played on the AH, unseen for seconds (covered), then followed 55 mm across the pile to
     where it lay (nudged, or uncovered as a copy over it went): the same 2H, not a new play. A 2H

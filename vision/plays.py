@@ -1886,18 +1886,19 @@ class PlayReader:
     def _confirm_flagged(self, card: str, pile: Pile, t: float) -> bool:
         """``card``, illegal on ``pile``, fits on a card flagged there a moment ago (a weak read, an
         unsure owner) that fits the pile: that card was played after all (a player builds on what
-        lies there), so it is reported now, with its contact and its likeliest owner, and
-        ``card`` is judged on it. Without it one weak read cascades: every later card on the pile
-        looks illegal (60 s dev clip 5181: a 5C flagged for its owner made a 6C contest two
-        illegal plays)."""
+        lies there), so it is reported now, with its contact and its likeliest owner (none when
+        it was flagged for an unsure owner: :meth:`_played_by_someone`), and ``card`` is judged on
+        it. Without it one weak read cascades: every later card on the pile looks illegal (60 s
+        dev clip 5181: a 5C flagged for its owner made a 6C contest two illegal plays)."""
         for k in range(len(self._unconfirmed) - 1, -1, -1):
             flag, landing, label, pile_id, extra = self._unconfirmed[k]
             if pile_id != pile.id or not 0.0 <= t - flag.t <= self.s.confirm_flagged_s:
                 continue
             if not self.registry.legal(label, pile) or not self._fits_on(card, label):
                 continue
+            found = self._played_by_someone(landing, pile)
             obs = self._rule_flagged(k, label, t, self._confidence(landing, label), "confirmed by the next card",
-                                     f"{card} played on it ({flag.reason})")
+                                     f"{card} played on it ({flag.reason})", found)
             if landing.hidden_rival is not None and not label.startswith("A") and self._hidden_rival_stands(landing, t):
                 # a contest's copy seen only as a second arm goes with it (fresh dev clip 5250: a
                 # 10 ms 5D contest's seen copy, read weakly, was confirmed by the 6D alone)
@@ -2011,14 +2012,31 @@ class PlayReader:
                                                       f"read {len(again)} times more where it lies ({flag.reason})"))
 
     def _rule_flagged(self, k: int, label: str, t: float, confidence: float, held: str,
-                      confirmed_by: str) -> dict[str, Any]:
+                      confirmed_by: str, more: dict[str, Any] | None = None) -> dict[str, Any]:
         """The flagged play ``self._unconfirmed[k]`` was played after all: unflagged and reported
-        now as ``label``, saying what confirmed it."""
+        now as ``label``, saying what confirmed it (and ``more`` evidence)."""
         flag, landing, _, _, extra = self._unconfirmed.pop(k)
         self.flags.remove(flag)
         landing.held = held
         return self._emit(landing, label, True, t, confidence, flag.frames or (0, 0),
-                          {**(extra or {}), "confirmed_by": confirmed_by})
+                          {**(extra or {}), **(more or {}), "confirmed_by": confirmed_by})
+
+    def _played_by_someone(self, landing: Landing, pile: Pile) -> dict[str, Any] | None:
+        """A flagged card whose owner was unsure, confirmed by the next card on it: that card says it
+        was played, not who played it, so it is reported with no owner, for the table to name. One
+        never seen on its way is timed, like a card found on the pile, anywhere between the pile's
+        previous card and its first sighting: the arm that timed it could not be told either (fresh
+        dev clip 5480: a 5D unread for 2.4 s was given to ben, at 0.006, by the arm there when it
+        was first read, and timed then; it was ana's). Returns the report's extra evidence."""
+        if landing.hidden_rival is not None or landing.how == FOUND or not self._unsure_owner(landing):
+            return None
+        landing.player = None
+        t_top, first = self._top_t.get(pile.id), landing.track.first.t
+        if not landing.unseen_arrival or t_top is None or first <= t_top:
+            return {"owner": "unsure: the table names it"}
+        t_mid, sigma_ms, between = unseen_between(t_top, first)
+        landing.how, landing.contact = FOUND, landing.contact.shifted(t_mid, sigma_ms)
+        return {"owner": "unsure: the table names it", "between": between}
 
     def _ace_left(self, ace: str) -> bool:
         """Whether a player's ``ace`` can still start a pile: each deck has one, so a table of n
