@@ -149,6 +149,11 @@ class ReaderSettings:
     # neighbour (fresh clip 5592: ana's hand, resting after her AD 66 mm away, 0.82 s before, was
     # taken for a second 2C when ben's arm joined it there)
     withdraw_near_mm: float = 110.0
+    # A copy inferred from a second arm, due, waits (up to rival_wait_s more) while a card not yet
+    # ruled, first seen from the copy's contact to unruled_within_s after, fits on another pile
+    # within unruled_near_mm: the arm may have brought that card (see _unruled_card_near)
+    unruled_near_mm: float = 300.0
+    unruled_within_s: float = 1.5
     # A card owned by its arm (never seen on its way) when several players' arms reached its spot
     # and none of them is known to have played elsewhere yet: it waits up to this long after it
     # came to rest for their plays on other piles to land, then asks the arms again (fresh dev
@@ -2206,21 +2211,23 @@ class PlayReader:
                 return True
         return False
 
-    def _unruled_card_near(self, landing: Landing, near_mm: float = 300.0, within_s: float = 1.5) -> bool:
+    def _unruled_card_near(self, landing: Landing) -> bool:
         """Whether a card not yet reported, that fits where it lies, first seen from the hidden
-        copy's contact to ``within_s`` after, lies on another pile within ``near_mm``: the second
-        arm may have brought it, only reaching past this pile, and the hidden copy waits for it to
-        be a play that :meth:`_arm_played_elsewhere` can ask (fresh 5578: ana's arm passed ben's
-        4C on its way to a 3C contest 189 mm on; the 3C, first seen at rest 0.8 s after under the
-        hands, was no landing yet when the 4C's copy for ana came due, a phantom; 5594 the same)."""
+        copy's contact to ``unruled_within_s`` after, lies on another pile within
+        ``unruled_near_mm``: the second arm may have brought it, only reaching past this pile, and
+        the hidden copy waits for it to be a play that :meth:`_arm_played_elsewhere` can ask
+        (fresh 5578: ana's arm passed ben's 4C on its way to a 3C contest 189 mm on; the 3C, first
+        seen at rest 0.8 s after under the hands, was no landing yet when the 4C's copy for ana
+        came due, a phantom; 5594 the same)."""
         c = landing.hidden_rival[1].t
         x, y = landing.rest
         for track in self._all.values():
-            if track is landing.track or track.reported or not track.samples \
-                    or not c - 0.1 <= track.samples[0].t <= c + within_s or self._now - track.last.t > 0.3:
+            if track is landing.track or track.reported or not track.samples or self._now - track.last.t > 0.3 \
+                    or not c - 0.1 <= track.samples[0].t <= c + self.s.unruled_within_s:
                 continue
             d = math.hypot(track.last.x - x, track.last.y - y)
-            if self.registry.join_mm < d <= near_mm and self.registry.where(track.label, track.last.x, track.last.y)[1]:
+            if self.registry.join_mm < d <= self.s.unruled_near_mm \
+                    and self.registry.where(track.label, track.last.x, track.last.y)[1]:
                 return True
         return False
 
