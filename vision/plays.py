@@ -2661,10 +2661,10 @@ class PlayReader:
             return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
-        my_due = next((due for other, _, due in self._hidden if other is landing), math.inf)
+        my_due = math.inf if landing.waited_from is None else \
+            next((due for other, _, due in self._hidden if other is landing), math.inf)
         for other, _, due in self._hidden:
-            if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player \
-                    or (landing.waited_from is not None and due > my_due):
+            if other is landing or other.hidden_rival is None or other.hidden_rival[0] != player or due > my_due:
                 continue
             c = other.hidden_rival[1]
             if elsewhere(other.rest, c.t) and keeps_arm(other.rest, other.arms_apart):
