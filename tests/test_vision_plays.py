@@ -2478,3 +2478,41 @@ def test_a_tied_copy_first_read_a_card_width_from_the_other_on_the_same_pile_is_
     arms = _TwoArms([(2.0 - 0.16, scene.seat_point(2)), (2.0 - 0.16, scene.seat_point(1))])
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
+
+
+@pytest.mark.parametrize("pile_left", [True, False])
+def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(pile_left):
+    """The hearts run to the QH; ben's KH is read three times under his hand, once 55 mm off, never
+    still, and the pile is swept off the table 0.4 s after it touched (fresh dev clips 5639, 5623: each round
+    one King short). Gone with the Queen under it, it was played, by the arm that brought it. A KH
+    read as it was carried over the pile, the QH still read there after, was not."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=25, misread_rate=0.0, miss_rate=0.0)
+    for k, card in enumerate(["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH"]):
+        scene.play(card, PLAYERS[k % 4], 0, 1.0 + 0.7 * k)
+    if pile_left:
+        scene.play("KH", "ben", 0, 10.0)
+    spot, ben = scene.slots[0], scene.seat_point(1)
+    frames = []
+    for i, t, sightings in scene.frames(12.0):
+        if pile_left:
+            # read three times under the hand, once where the hand is; then the pile is gone
+            sightings = [s for s in sightings if s.label != "KH" and (t < 10.4 or math.dist((s.x, s.y), spot) > 60)]
+            if i in (302, 305, 308):
+                swept = 55.0 / math.dist(spot, ben) if i == 305 else 0.0
+                sightings.append(TableSighting("KH", 0.9, spot[0] + (ben[0] - spot[0]) * swept,
+                                               spot[1] + (ben[1] - spot[1]) * swept))
+        elif 9.85 <= t <= 10.02 and i % 2 == 0:  # carried over the pile, on (the QH still read there)
+            sightings.append(TableSighting("KH", 0.9, spot[0] - 40.0 + 300.0 * (t - 9.85), spot[1]))
+        frames.append((i, t, sightings))
+    obs, reader = _read(scene, frames, 12.0, arms=_Arm(ben, reached=10.0 - 0.16))
+    kings = [o for o in obs if o["card"] == "KH"]
+    assert [o["card"] for o in obs if o["card"] != "KH"][-1] == "QH" and not reader.flags
+    if not pile_left:
+        assert kings == [] and reader.registry.piles["p1"].top == "QH"
+        return
+    (king,) = kings
+    assert (king["player"], king["pile"]) == ("ben", "p1") and abs(king["t"] - 10.0) < 0.05
+    assert king["evidence"]["inferred"] == "its pile left the table: completed"
+    assert reader.registry.piles["p1"].gone and reader.registry.open_piles() == []

@@ -286,6 +286,17 @@ class ReaderSettings:
     # an illegal read never seen on its way, at rest this soon after a card reported where it lies,
     # is flagged as a second read of that card, not ruled (see PlayReader._just_played_there)
     reread_within_s: float = 1.0
+    # A King read on its pile (a Queen of its suit on top) is played, however few its reads, once
+    # the pile has left the table: nobody sets a pile aside before its King lies on it, and the
+    # King's player often sweeps it up at once (fresh dev clips 5623, 5639: a King read one to three
+    # times under the hand, then gone with its pile). The King read within king_on_pile_mm of the
+    # pile's spot, reads summing king_reads; the pile gone when the detector looked for the King and
+    # the Queen gone_looks times each since it last saw them (a hand still over them would do the
+    # same: the King is then played all the same; a King read over the pile while the Queen is
+    # still read there is not). See PlayReader._kings_carried_off.
+    king_on_pile_mm: float = 40.0
+    king_reads: float = 0.75
+    gone_looks: int = 3
 
 
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
@@ -483,7 +494,7 @@ class PlayReader:
                 if math.hypot(track.last.x - rest.x, track.last.y - rest.y) > self.s.leave_mm:
                     track.left = True
         self._vanished_into_piles(tracks, t)
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = self._kings_carried_off(tracks, t)
         for landing in list(self.pending):
             if landing.done:
                 continue
@@ -1478,6 +1489,54 @@ class PlayReader:
                                   player, conf, how, on_pile=True)
                 self.pending.append(landing)
                 break
+
+    def _kings_carried_off(self, tracks: dict[int, CardTrack], t: float) -> list[dict[str, Any]]:
+        """Kings read on their pile, not yet ruled, whose pile has since left the table: played
+        (see ``ReaderSettings.king_on_pile_mm``). Owned and timed by the arm that brought them,
+        like any card never seen on its way; the pile is then set aside on the registry."""
+        out: list[dict[str, Any]] = []
+        waiting = {landing.track.id for landing in self.pending}
+        for pile in self.registry.open_piles():
+            if pile.completed or pile.top is None or not pile.top.startswith("Q"):
+                continue
+            king, t_top = "K" + pile.top[1:], self._top_t.get(pile.id, -math.inf)
+            queens = [tr for tr in tracks.values() if tr.label == pile.top and tr.landed_index is not None
+                      and math.dist((tr.samples[tr.landed_index].x, tr.samples[tr.landed_index].y),
+                                    (pile.x, pile.y)) <= self.registry.join_mm]
+            if not queens or min(tr.missed_looks for tr in queens) < self.s.gone_looks:
+                continue  # the Queen is still seen there (or covered only a moment)
+            for track in tracks.values():
+                if track.label != king or track.reported or track.landed_index is not None or track.id in waiting \
+                        or track.missed_looks < self.s.gone_looks or track.read_votes[king] < self.s.king_reads:
+                    continue
+                on = [i for i, smp in enumerate(track.samples)
+                      if smp.t > t_top and math.hypot(smp.x - pile.x, smp.y - pile.y) <= self.s.king_on_pile_mm]
+                if on:  # (where it came nearest the pile's spot: read in the hand, it was about to touch)
+                    i = min(on, key=lambda k: math.hypot(track.samples[k].x - pile.x, track.samples[k].y - pile.y))
+                    out.append(self._report_carried_off(track, i, king, pile, t))
+                    break
+        return [o for o in out if o]
+
+    def _report_carried_off(self, track: CardTrack, i: int, king: str, pile: Pile, t: float) -> dict[str, Any]:
+        """A King gone with its pile (see _kings_carried_off), reported, or flagged when no arm
+        says whose it is. Its few reads are not held against it (the pile's departure says what it
+        was), so it is not flagged as a weak read."""
+        first = track.samples[i]
+        rest = (float(first.x), float(first.y))
+        player, conf = self._by_arm(rest, float(first.t), track.owner_votes, self._rest_axis(track.samples, i), king)
+        seen = ContactEstimate(float(first.t) - 0.5 / self.fps, 1000 / self.fps, 0.0, rest)
+        landing = Landing(track, i, rest, float(first.t), self._unseen_arrival(track, i, seen, player),
+                          player, conf, "arm", label=king, pile=pile, unseen_arrival=True)
+        extra = {"inferred": "its pile left the table: completed"}
+        if self._unsure_owner(landing):
+            report = self._report(landing, king, pile, True, t, extra)
+        else:
+            landing.done = track.reported = True
+            self._done.append((king, rest))
+            self._done_at.append((king, rest, landing.t_rest))
+            report = self._emit(landing, king, True, t, self._confidence(landing, king), landing.frames, extra)
+        self.registry.remove(pile.id)
+        return report
 
     def _presume_on_pile(self, landing: Landing, t: float) -> bool:
         """A card that hovered beside a pile vanished (under the hands) while a card of its identity
