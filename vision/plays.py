@@ -1527,14 +1527,8 @@ class PlayReader:
         seen = ContactEstimate(float(first.t) - 0.5 / self.fps, 1000 / self.fps, 0.0, rest)
         landing = Landing(track, i, rest, float(first.t), self._unseen_arrival(track, i, seen, player),
                           player, conf, "arm", label=king, pile=pile, unseen_arrival=True)
-        extra = {"inferred": "its pile left the table: completed"}
-        if self._unsure_owner(landing):
-            report = self._report(landing, king, pile, True, t, extra)
-        else:
-            landing.done = track.reported = True
-            self._done.append((king, rest))
-            self._done_at.append((king, rest, landing.t_rest))
-            report = self._emit(landing, king, True, t, self._confidence(landing, king), landing.frames, extra)
+        report = self._report(landing, king, pile, True, t, {"inferred": "its pile left the table: completed"},
+                              few_reads_ok=True)
         self.registry.remove(pile.id)
         return report
 
@@ -1857,7 +1851,9 @@ class PlayReader:
         return out
 
     def _report(self, landing: Landing, label: str, pile: Pile | None, legal: bool, t: float,
-                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                extra: dict[str, Any] | None = None, few_reads_ok: bool = False) -> dict[str, Any]:
+        """The play reported, or flagged for review; ``few_reads_ok``: a low read confidence alone
+        does not flag it (other evidence says what the card is)."""
         landing.done = True
         track = landing.track
         track.reported = True
@@ -1875,11 +1871,12 @@ class PlayReader:
             not self._could_be_played(label, pile) or self._top_still_read(landing, pile))
         reread = not legal and landing.unseen_arrival and self._just_played_there(landing)
         weak_ace = pile is None and label.startswith("A") and confidence < self.s.min_ace_confidence
-        if confidence < self.s.min_confidence or unsure_owner or thin_illegal or no_play or reread or weak_ace:
+        weak_read = confidence < self.s.min_confidence and not few_reads_ok
+        if weak_read or unsure_owner or thin_illegal or no_play or reread or weak_ace:
             reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
                 "owner unknown" if landing.player is None else \
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
-                f"low confidence read ({confidence:.2f})" if confidence < self.s.min_confidence else \
+                f"low confidence read ({confidence:.2f})" if weak_read else \
                 f"illegal read seen only {len(track.samples)} times" if thin_illegal else \
                 f"an Ace read weakly ({confidence:.2f}): ruled once a 2 is played on it" if weak_ace else \
                 "an illegal read where a card was played a moment before: a second read of it?"
