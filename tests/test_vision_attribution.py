@@ -400,3 +400,36 @@ def test_a_hand_that_rested_at_the_spot_and_moves_again_is_no_arm_arriving(left_
         assert found == [(2.867, False)]
     else:
         assert found == [(2.8, True), (2.867, False)]
+
+
+@pytest.mark.parametrize("left_spot", [True, False])
+def test_the_way_out_of_an_arm_that_left_is_no_arm_for_the_next_hand_at_the_spot(left_spot):
+    # The left player's arm puts a card at the spot and draws back across its edge; a moment later
+    # another hand comes to the spot (its own arm not yet joined to it in the changed pixels).
+    # Joined to the left arm's trail, that hand seemed to cross the left edge: the left arm
+    # "arriving" again, its next card timed from then (fresh clip 5649, 0.66 s early).
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)  # (50, 30) px
+    t = 1.0
+    for _ in range(6):  # the left arm at the spot
+        m = _mask()
+        m[28:33, 0:50] = True
+        arms.update(t, m, _to_mm)
+        t += 1 / 30
+    for k in range(4):  # it draws back: the spot empty, the arm moving at the left edge
+        m = _mask()
+        if left_spot:
+            m[28:33, 0:30 - 6 * k] = True
+        # (else the hand rests still at the spot, out of the changed pixels: it never left)
+        arms.update(t, m, _to_mm)
+        t += 1 / 30
+    came = t
+    for _ in range(4):  # another hand at the spot, within the trail of the left arm
+        m = _mask()
+        m[26:35, 44:56] = True
+        arms.update(t, m, _to_mm)
+        t += 1 / 30
+    found = [round(tr, 3) for tr, _ in arms.reaches(spot, came, t, since=1.05)]
+    # a hand that never left the spot and is moving again is still that arm (as before); one that
+    # left is not back
+    assert found == ([] if left_spot else [round(came, 3)])

@@ -183,6 +183,13 @@ RESUME_S = 0.1
 RESUME_FRAMES = 2
 APPROACH_S = 0.3
 RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is still the hand leaving
+# A hand that left the spot leaves its way out in the trail (ArmWatcher.trail_s): the next hand to
+# come there, joined to that trail, seems to cross the side the first one left by (fresh clip 5649:
+# dev's arm withdrew from his 9S at 54.57 s, cleo's hand came for her copy at 54.9 s, and the trail
+# made it dev's arm bringing his 10S, timed 0.66 s early). A side seen only through the trail is
+# passed over when, since it was last seen at the spot, the spot lay empty in DEPARTED_FRAMES frames
+# or more while that side's edge moved: its arm was going out.
+DEPARTED_FRAMES = 2
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
@@ -191,6 +198,12 @@ NEAR_SIDE_MM = 230.0
 class Forearm(tuple):
     """A reach's point (x, y mm) on a forearm seen running to the spot without crossing the edge
     (:meth:`ArmWatcher._arms_without_root`): it may be another arm going on past the spot."""
+
+
+class Trailed(tuple):
+    """Where a side's arm crosses the edge (x, y mm), found only by following the spot's blob
+    through the changed pixels of the moments before (``ArmWatcher.trail_s``): the arm moving in,
+    or one that has just left (see ``DEPARTED_FRAMES``)."""
 
 
 class ArmWatcher:
@@ -340,10 +353,14 @@ class ArmWatcher:
         seen: list[tuple[float, str, dict[str, int]]] = []  # per frame: what lay at the spot, motion per edge
         resumed: dict[str, float] = {}  # side -> last frame of its hand that rested there moving again
         refused: set[str] = set()  # sides whose arm now there ``keep`` turned down
+        last_at: dict[str, float] = {}  # side -> last frame it was seen at the spot
         for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             blob = self._blob_at(mask, spot_mm)
             sides = {} if blob is None else self._sides_of(blob, mask, spot_mm, share, trail, rootless=True)
+            sides = {side: where for side, where in sides.items()
+                     if not (isinstance(where, Trailed) and self._departed(seen, side, last_at.get(side), t))}
+            last_at.update((side, t) for side in sides)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
@@ -377,6 +394,16 @@ class ArmWatcher:
                         refused.discard(side)
             seen.append((t, "crossed" if sides else "none" if blob is None else "sideless", self._edge_motion(mask)))
         return sorted(found.values())
+
+    def _departed(self, seen: list[tuple[float, str, dict[str, int]]], side: str, last: float | None,
+                  t: float) -> bool:
+        """Whether ``side``'s arm, last seen at the spot at ``last``, left it since, so that the
+        trail seen at ``t`` is its way out (see ``DEPARTED_FRAMES``), from ``seen`` (as
+        :meth:`_resumed` reads it)."""
+        if last is None or t - last > self.trail_s + 1e-6:
+            return False
+        gone = [edges[side] for tf, state, edges in seen if last < tf < t and state == "none"]
+        return len(gone) >= DEPARTED_FRAMES and any(gone)
 
     @staticmethod
     def _resumed(seen: list[tuple[float, str, dict[str, int]]], side: str, t: float) -> bool:
@@ -512,8 +539,10 @@ class ArmWatcher:
             sides = self._crossings(joined, mask.shape, share) if joined is not None else {}
             if len(sides) > 1:
                 sides = self._one_arm_through(joined, spot_mm, sides)
+            sides = {side: Trailed(where) for side, where in sides.items()}
         elif trail is not None and rootless:
-            sides.update(self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)))
+            sides.update({side: Trailed(where) for side, where in
+                          self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)).items()})
         if rootless:
             sides.update(self._arms_without_root(blob, spot_mm, set(sides)))
         return sides
