@@ -189,7 +189,11 @@ RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is s
 # made it dev's arm bringing his 10S, timed 0.66 s early). A side seen only through the trail is
 # passed over when, since it was last seen at the spot, the spot lay empty in DEPARTED_FRAMES frames
 # or more while that side's edge moved: its arm was going out.
+# ... once it had stayed there DEPARTED_STAY_FRAMES frames or more: an arm coming in flickers out of
+# the spot a frame or two while it still moves at its edge (fresh 5501: ben's arm at his 3H).
 DEPARTED_FRAMES = 2
+DEPARTED_STAY_FRAMES = 4
+TRAIL_ONLY_FRAMES = 1  # frames more that an arm seen only through the trail needs (ArmWatcher.reaches)
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
@@ -353,14 +357,15 @@ class ArmWatcher:
         seen: list[tuple[float, str, dict[str, int]]] = []  # per frame: what lay at the spot, motion per edge
         resumed: dict[str, float] = {}  # side -> last frame of its hand that rested there moving again
         refused: set[str] = set()  # sides whose arm now there ``keep`` turned down
-        last_at: dict[str, float] = {}  # side -> last frame it was seen at the spot
+        at_times: dict[str, list[float]] = {}  # side -> frames it was seen at the spot
         for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             blob = self._blob_at(mask, spot_mm)
             sides = {} if blob is None else self._sides_of(blob, mask, spot_mm, share, trail, rootless=True)
             sides = {side: where for side, where in sides.items()
-                     if not (isinstance(where, Trailed) and self._departed(seen, side, last_at.get(side), t))}
-            last_at.update((side, t) for side in sides)
+                     if not (isinstance(where, Trailed) and self._departed(seen, side, at_times.get(side, []), t))}
+            for side in sides:
+                at_times.setdefault(side, []).append(t)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
@@ -378,7 +383,12 @@ class ArmWatcher:
                     start, where = runs[side][0]
                     if side in resumed:
                         start = first  # it came before it was looked for, when is unknown
-                    if len(runs[side]) >= min_frames and t >= t0 and self._came_since(start, first, since) \
+                    # (a side seen only through the trail needs a frame more: fresh clip 5660, an
+                    # arm's trail crossing dev's way 200 mm from his 2C made two frames of a
+                    # second arm there, a phantom copy; an arm whose root went still stays there
+                    # as long as the trail holds it)
+                    needed = min_frames + (TRAIL_ONLY_FRAMES if all(isinstance(w, Trailed) for _, w in runs[side]) else 0)
+                    if len(runs[side]) >= needed and t >= t0 and self._came_since(start, first, since) \
                             and side not in refused:
                         reach = (first if side in resumed else self._arrived(start, first, t0), where)
                         if keep is None or keep(*reach):
@@ -395,13 +405,16 @@ class ArmWatcher:
             seen.append((t, "crossed" if sides else "none" if blob is None else "sideless", self._edge_motion(mask)))
         return sorted(found.values())
 
-    def _departed(self, seen: list[tuple[float, str, dict[str, int]]], side: str, last: float | None,
+    def _departed(self, seen: list[tuple[float, str, dict[str, int]]], side: str, at: list[float],
                   t: float) -> bool:
-        """Whether ``side``'s arm, last seen at the spot at ``last``, left it since, so that the
-        trail seen at ``t`` is its way out (see ``DEPARTED_FRAMES``), from ``seen`` (as
-        :meth:`_resumed` reads it)."""
-        if last is None or t - last > self.trail_s + 1e-6:
+        """Whether ``side``'s arm, seen at the spot in the frames ``at``, stayed there and left it
+        since, so that the trail seen at ``t`` is its way out (see ``DEPARTED_FRAMES``), from
+        ``seen`` (as :meth:`_resumed` reads it)."""
+        if not at or t - at[-1] > self.trail_s + 1e-6:
             return False
+        last = at[-1]
+        if sum(1 for ta in at if ta >= last - self.trail_s - 1e-6) < DEPARTED_STAY_FRAMES:
+            return False  # a hand passing, or arriving and flickering out a frame or two, not one that left
         gone = [edges[side] for tf, state, edges in seen if last < tf < t and state == "none"]
         return len(gone) >= DEPARTED_FRAMES and any(gone)
 

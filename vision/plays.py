@@ -236,6 +236,9 @@ class ReaderSettings:
     # (200 mm takes in the next pile but one: fresh clip 5604, piles 180 mm apart)
     stay_near_mm: float = 200.0
     stay_longer_s: float = 0.2
+    # Two cards that close, each taken for a contest of the same two arms, are one play each when
+    # each pile's first arm (by this much) is a different player's (PlayReader._split_crossed_pair)
+    split_lead_s: float = 0.05
     survivor_reliability: float = 0.99
     survivor_lag_s: float = 0.1
     survivor_wait_s: float = 1.3
@@ -397,6 +400,8 @@ class Landing:
     # the plays reported when its hidden copy, due, began to wait for a card beside it not yet
     # ruled (_unruled_card_near): copies inferred after that are no evidence against it
     waited_from: int | None = None
+    # one of two cards split between the same two arms (_split_crossed_pair): its owner is settled
+    split_pair: bool = False
 
     @property
     def path(self) -> list:
@@ -732,6 +737,47 @@ class PlayReader:
             landing.arm_timed = True
         landing.hidden_rival = (other[1], timed(other[0]))
 
+    def _split_crossed_pair(self, landing: Landing) -> None:
+        """Two cards never seen on their way, on neighbouring piles (within ``stay_near_mm``) about
+        one moment (``arm_elsewhere_s``), each taken for a contest of the same two players' arms:
+        one hand brings one card at a time, so these are two plays, one each. The arms met over
+        both piles in one blob; each card is the player's whose arm reached it first, when that
+        names one player at one pile and the other at the other (each first by ``split_lead_s``
+        or more). The card is then that player's alone, timed from their arm, and the other
+        player's arm at it is their reach to the other pile (fresh clip 5659: dev's AH and ana's
+        2C 108 mm apart, ana's arm crossing the AH on its way; both cards were ana's, with a
+        phantom copy of the 2C for dev. Their arms reached the AH at 50.87 s (dev) and 51.0 s,
+        the 2C at 51.1 s (ana) and 51.23 s). The arms are not asked again for it
+        (:meth:`_arms_unsure`): each player's arm is busy at the other card."""
+        if landing.hidden_rival is None or not landing.arm_timed or not landing.arm_arrivals \
+                or len(landing.arm_arrivals) != 2:
+            return
+        pair = set(landing.arm_arrivals)
+
+        def first(arrivals: dict[str, float]) -> str | None:
+            (a, ta), (b, tb) = sorted(arrivals.items(), key=lambda kv: kv[1])
+            return a if tb - ta >= self.s.split_lead_s else None
+
+        mine = first(landing.arm_arrivals)
+        if mine is None:
+            return
+        for other in self._landings() + [h[0] for h in self._hidden]:
+            if other is landing or other.canceled or not other.arm_arrivals or set(other.arm_arrivals) != pair:
+                continue
+            apart = math.dist(other.rest, landing.rest)
+            if not self.registry.join_mm < apart <= self.s.stay_near_mm or \
+                    abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
+                continue
+            theirs = first(other.arm_arrivals)
+            if theirs is None or theirs == mine:
+                continue
+            landing.arm_elsewhere, landing.split_pair = theirs, True
+            landing.hidden_rival, landing.contest_arms = None, None
+            if landing.player != mine:
+                landing.player, landing.player_conf = mine, 0.99
+            self._retime_to_arm(landing)
+            return
+
     def _contest_of_free_arms(self, landing: Landing) -> None:
         """A card owned by its arm, with two arms still free (not known to have gone elsewhere)
         after the arms-unsure wait: when those two came together (within ``arm_contest_s``), they
@@ -1005,7 +1051,7 @@ class PlayReader:
         (re-timed from their arm when it had no path). ``True`` while several arms still could have
         brought it."""
         if landing.how != "motion" or landing.hidden_rival is not None or landing.rival is not None \
-                or not hasattr(self.arms, "reaches"):
+                or landing.split_pair or not hasattr(self.arms, "reaches"):
             return False
         if landing.arm_reaches is None:  # (the arms' frames up to just after the rest are all in)
             landing.arm_reaches = self._landing_reaches(landing)
@@ -1703,6 +1749,7 @@ class PlayReader:
             self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
                                    "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
             return []
+        self._split_crossed_pair(landing)
         if self._arms_unsure(landing):
             if not final and t - landing.t_rest < self.s.arm_unsure_s:
                 return self._wait(landing, "arms unsure")  # until the other arms' plays elsewhere land
