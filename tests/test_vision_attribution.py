@@ -436,12 +436,13 @@ def test_the_way_out_of_an_arm_that_left_is_no_arm_for_the_next_hand_at_the_spot
 
 
 @pytest.mark.parametrize("joined_frames", [2, 3])
-def test_an_arm_seen_only_through_the_trail_needs_a_frame_more(joined_frames):
-    # An arm moved in from the left edge towards the spot and stopped short of it; a hand then
-    # came to the spot on its own (no edge crossed). Through the trail the hand seems to come
-    # from the left edge for as long as that arm's frames stay in the trail: two frames are the
-    # trail of an arm that went elsewhere (fresh clip 5660: a phantom second copy of dev's 2C),
-    # three are taken for an arm whose root went still.
+def test_an_arm_seen_only_through_a_trail_shared_with_another_needs_a_frame_more(joined_frames):
+    # The right player's arm came in and its root went still as its hand reached the spot; a
+    # moment before, another arm moved in from the left edge and stopped short of the spot. The
+    # hand's blob crosses no edge; through the trail it leads to both edges. The right arm stays in
+    # the trail; the left one only for as long as its frames stay in it: two frames are the trail of
+    # an arm that went elsewhere (fresh clip 5660: a phantom second copy of dev's 2C), three are
+    # taken for a second arm whose root went still.
     arms = ArmWatcher()
     spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
     for t in (1.01, 1.04):  # the left arm, short of the spot
@@ -449,9 +450,14 @@ def test_an_arm_seen_only_through_the_trail_needs_a_frame_more(joined_frames):
         m[57:63, 0:129] = True
         arms.update(t, m, _to_mm)
     first = 1.4 - (joined_frames - 2) / 30
-    for k in range(8):  # the hand at the spot, crossing no edge
+    for k in (3, 2, 1):  # the right arm coming in, its hand not yet at the spot
+        m = np.zeros((120, 200), bool)
+        m[56:64, 171:200] = True
+        arms.update(first - k / 30, m, _to_mm)
+    for k in range(8):  # the hand at the spot, crossing no edge (the arm's root still)
         m = np.zeros((120, 200), bool)
         m[52:68, 132:168] = True
         arms.update(first + k / 30, m, _to_mm)
-    found = [round(t, 3) for t, _ in arms.reaches(spot, 1.3, 1.7)]
-    assert found == ([] if joined_frames == 2 else [round(first, 3)])
+    found = sorted((round(t, 3), "left" if where[0] < 400 else "right") for t, where in arms.reaches(spot, 1.3, 1.7))
+    right = (round(first, 3), "right")
+    assert found == ([right] if joined_frames == 2 else [(round(first, 3), "left"), right])

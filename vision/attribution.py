@@ -193,7 +193,7 @@ RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is s
 # the spot a frame or two while it still moves at its edge (fresh 5501: ben's arm at his 3H).
 DEPARTED_FRAMES = 2
 DEPARTED_STAY_FRAMES = 4
-TRAIL_ONLY_FRAMES = 1  # frames more that an arm seen only through the trail needs (ArmWatcher.reaches)
+TRAIL_ONLY_FRAMES = 1  # frames more that a side seen only through a shared trail needs (ArmWatcher.reaches)
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
@@ -208,6 +208,11 @@ class Trailed(tuple):
     """Where a side's arm crosses the edge (x, y mm), found only by following the spot's blob
     through the changed pixels of the moments before (``ArmWatcher.trail_s``): the arm moving in,
     or one that has just left (see ``DEPARTED_FRAMES``)."""
+
+
+class SharedTrail(Trailed):
+    """:class:`Trailed`, where the hand's trail led to other sides too: one may be another arm's
+    way that only touched it (see ``TRAIL_ONLY_FRAMES``)."""
 
 
 class ArmWatcher:
@@ -383,11 +388,11 @@ class ArmWatcher:
                     start, where = runs[side][0]
                     if side in resumed:
                         start = first  # it came before it was looked for, when is unknown
-                    # (a side seen only through the trail needs a frame more: fresh clip 5660, an
-                    # arm's trail crossing dev's way 200 mm from his 2C made two frames of a
-                    # second arm there, a phantom copy; an arm whose root went still stays there
-                    # as long as the trail holds it)
-                    needed = min_frames + (TRAIL_ONLY_FRAMES if all(isinstance(w, Trailed) for _, w in runs[side]) else 0)
+                    # (a side seen only through a trail that leads to other sides too needs a frame
+                    # more: fresh clip 5660, an arm's trail crossing dev's way 200 mm from his 2C
+                    # made two frames of a second arm there, a phantom copy; an arm whose root went
+                    # still stays there as long as the trail holds it)
+                    needed = min_frames + (TRAIL_ONLY_FRAMES if all(isinstance(w, SharedTrail) for _, w in runs[side]) else 0)
                     if len(runs[side]) >= needed and t >= t0 and self._came_since(start, first, since) \
                             and side not in refused:
                         reach = (first if side in resumed else self._arrived(start, first, t0), where)
@@ -552,7 +557,8 @@ class ArmWatcher:
             sides = self._crossings(joined, mask.shape, share) if joined is not None else {}
             if len(sides) > 1:
                 sides = self._one_arm_through(joined, spot_mm, sides)
-            sides = {side: Trailed(where) for side, where in sides.items()}
+            kind = SharedTrail if len(sides) > 1 else Trailed
+            sides = {side: kind(where) for side, where in sides.items()}
         elif trail is not None and rootless:
             sides.update({side: Trailed(where) for side, where in
                           self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)).items()})
