@@ -461,3 +461,21 @@ def test_an_arm_seen_only_through_a_trail_shared_with_another_needs_a_frame_more
     found = sorted((round(t, 3), "left" if where[0] < 400 else "right") for t, where in arms.reaches(spot, 1.3, 1.7))
     right = (round(first, 3), "right")
     assert found == ([right] if joined_frames == 2 else [(round(first, 3), "left"), right])
+
+
+@pytest.mark.parametrize("away_frames, visits", [(0, 1), (2, 1), (4, 2), (20, 2)])
+def test_a_hand_that_left_the_spot_and_came_back_is_a_second_visit(away_frames, visits):
+    """Between two plays a hand leaves the pile to fetch its next card: the spot empty for
+    VISIT_GAP_FRAMES frames or more parts two visits; an arm flickering out a frame or two (or a
+    hand resting on) is one. None where the kept frames do not reach back that far."""
+    arms = ArmWatcher(trail_s=0.0)
+    t = 1.0
+    for k in range(8 + away_frames + 8 + 5):
+        m = _mask()
+        if k < 8 or 8 + away_frames <= k < 16 + away_frames:
+            m[28:33, 0:50] = True  # an arm from the left edge, its hand at the spot (50, 30) px
+        arms.update(t + k / 30, m, _to_mm)
+    assert arms.visits((300.0, 220.0), 1.0, 9.0) == visits
+    assert arms.visits((300.0, 220.0), 1.0 + 4 / 30, 9.0) == visits  # already there: counted
+    assert arms.visits((300.0, 300.0), 1.0, 9.0) == 0  # no arm came there
+    assert arms.visits((300.0, 220.0), 0.5, 9.0) is None  # from before the first frame kept

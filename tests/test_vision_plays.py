@@ -213,6 +213,47 @@ def test_a_card_never_seen_on_its_way_is_attributed_by_the_arm_that_put_it_there
     assert 2.0 < two["t"] < 2.1 and two["uncertainty_ms"] >= 33.0
 
 
+class _OneSideTwice(_Arm):
+    """An arm from one side that reached the spot at each of ``times``: like the watcher, one
+    reach per side, the first in the window asked about."""
+
+    def __init__(self, entry, times):
+        super().__init__(entry, times[0])
+        self.times = times
+
+    def arrival(self, spot, t0, t1, since=None):
+        return next((t for t in self.times if t0 <= t <= t1 and (since is None or t >= since)), None)
+
+    def reaches(self, spot, t0, t1, since=None):
+        t = self.arrival(spot, t0, t1, since)
+        return [] if t is None else [(t, self.point)]
+
+
+def test_a_card_seen_lying_on_the_pile_then_nudged_is_timed_from_the_arm_before_it_was_seen():
+    """cy's 2H goes down unseen under the hand, is read twice about 10 mm off its rest, hidden
+    again 0.4 s (a hand over it), and read at rest only after cy's next reach nudged it: it lay
+    there from its first sighting, so the arm that brought it is the one before that, not the
+    reach that nudged it (fresh clip 5684: a 6H timed 1.1 s late)."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=21, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = scene.frames(4.5)
+    seen, back = 2.37, 2.8  # (from 2.8 s the arm window, 0.9 s, no longer reaches back to the first arm)
+    for _, t, sightings in frames:
+        two = [x for x in sightings if x.label == "2H"]
+        sightings[:] = [x for x in sightings if x.label != "2H"]
+        if two and seen - 0.05 < t < seen:  # (two looks, 12 mm apart: not yet still)
+            dy = -8.0 if t < seen - 0.02 else 4.0
+            sightings.append(TableSighting("2H", two[0].confidence, two[0].x - 6.0, two[0].y + dy))
+        elif two and t >= back:
+            sightings.extend(two)
+    obs, _ = _read(scene, frames, 4.5, arms=_OneSideTwice(scene.seat_point(2), (2.0 - 0.16, back - 0.1)))
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+
+
 def test_a_card_with_no_path_no_arm_and_no_back_is_flagged_not_ruled():
     scene = SyntheticScene(PLAYERS, seed=21, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
@@ -903,6 +944,54 @@ def test_a_card_two_ranks_up_lies_on_one_played_unseen_reported_with_no_owner(se
     kinds = {r["card"]: r["kind"] for r in res["rulings"] if r.get("card")}
     assert set(kinds.values()) == {"accepted"}
     assert [r for r in res["rulings"] if r.get("card") == "3C"][0]["owner_unknown"]
+
+
+class _ArmsVisiting(_Arm):
+    """:class:`_Arm`, and the times an arm came to a pile between two moments (None: unknown)."""
+
+    def __init__(self, entry, reached=None, came=None):
+        super().__init__(entry, reached)
+        self.came = came
+        self.visits_asked = []
+
+    def visits(self, spot, t0, t1):
+        self.visits_asked.append((t0, t1))
+        return self.came
+
+
+@pytest.mark.parametrize("came", [2, 3, None])
+def test_a_card_ranks_up_on_a_pile_nobody_reached_since_its_top_is_its_next_card_misread(came):
+    """dee's 3C comes on the 2C and is read "6C" (a confident misread). With only two hands at
+    the pile since the 2C's contact (the 2C's own and dee's), nothing was played there unseen:
+    it is the 3C misread, flagged until ben's 4C lands on it, then ruled dee's 3C. With a third
+    hand there (or nothing to tell by) the cards between may lie under it: 3C-5C found unseen,
+    the 6C dee's."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ana", 0, 1.0)
+    scene.play("2C", "cy", 0, 2.0)
+    scene.play("3C", "dee", 0, 4.0)
+    scene.play("4C", "ben", 0, 6.0)
+    frames = scene.frames(7.5)
+    for _, t, sightings in frames:
+        sightings[:] = [TableSighting("6C", x.confidence, x.x, x.y) if x.label == "3C" else x for x in sightings]
+    arms = _ArmsVisiting(scene.seat_point(1), came=came)
+    obs, reader = _read(scene, frames, 7.5, arms=arms)
+    plays = [(o["card"], o["player"]) for o in obs]
+    if came == 2:
+        assert plays == [("AC", "ana"), ("2C", "cy"), ("3C", "dee"), ("4C", "ben")]
+        three = obs[2]
+        assert three["evidence"]["read_as"] == "6C" and "confirmed_by" in three["evidence"]
+        assert three["t"] == pytest.approx(4.0, abs=0.1)
+        t0, t1 = arms.visits_asked[0]
+        assert t0 == pytest.approx(obs[1]["t"], abs=1e-3) and t1 == pytest.approx(three["t"], abs=1e-3)
+        res = replay([{"type": "round_started", "t": 0.0}] + obs).to_dict()
+        assert [r["kind"] for r in res["rulings"] if r.get("card")] == ["accepted"] * 4
+        assert reader.flags == []
+    else:
+        assert plays[:6] == [("AC", "ana"), ("2C", "cy"), ("3C", None), ("4C", None), ("5C", None), ("6C", "dee")]
+        assert "read_as" not in obs[5]["evidence"]
 
 
 @pytest.mark.parametrize("ace_read, two_played", [("AC", True), ("AS", True), ("AC", False)])
@@ -2157,6 +2246,25 @@ def test_the_arm_withdrawing_from_the_card_underneath_owns_neither_the_card_on_i
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     (two,) = [o for o in obs if o["card"] == "2H"]
     assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+
+
+def test_a_card_seen_late_under_arms_that_reached_past_it_is_the_earlier_free_arms():
+    """cy's 2H goes down at 2.0 s and is first seen at rest at 3.2 s: until then ana's and dee's
+    arms lay over it on their way to their own Aces on the next piles (fresh clip 5682: ben's 6C
+    under ana's and dev's arms). Both were busy elsewhere, so the card is the free arm's that came
+    before them, cy's, and is timed from it."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ben", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("AS", "ana", 1, 2.9)
+    scene.play("AD", "dee", 2, 2.9)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 3.15)
+    ben, cy, ana, dee = (scene.seat_point(k) for k in (1, 2, 0, 3))
+    arms = _ArmsBySide([(1.0 - 0.16, ben), (2.0 - 0.16, cy), (2.6, ana), (2.65, dee)], ana)
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    (two,) = [o for o in obs if o["card"] == "2H"]
+    assert two["player"] == "cy" and abs(two["t"] - 2.0) < 0.01
+    assert {(o["card"], o["player"]) for o in obs} == {("AH", "ben"), ("2H", "cy"), ("AS", "ana"), ("AD", "dee")}
 
 
 @pytest.mark.parametrize("arm_timed", [True, False])

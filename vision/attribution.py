@@ -197,6 +197,9 @@ TRAIL_ONLY_FRAMES = 1  # frames more that a side seen only through a shared trai
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
+# A hand leaves a pile between two plays (it fetches the next card from its player's side): the
+# spot empty for this many frames or more parts two visits (ArmWatcher.visits)
+VISIT_GAP_FRAMES = 4
 
 
 class Forearm(tuple):
@@ -278,6 +281,23 @@ class ArmWatcher:
             n = shape[0] * shape[1]
             mask = np.unpackbits(packed, count=n).reshape(shape)
             yield t, mask, None if before is None else np.unpackbits(before, count=n).reshape(shape)
+
+    def visits(self, spot_mm: tuple[float, float], t0: float, t1: float, share: float = 0.3) -> int | None:
+        """How many times an arm came to ``spot_mm`` between ``t0`` and ``t1``: runs of frames in
+        which the spot's blob (followed through its trail) crosses a side, parted by at least
+        ``VISIT_GAP_FRAMES`` frames without one; an arm already there at ``t0`` counts. ``None``
+        when the kept frames do not reach back to ``t0`` (nothing to tell by)."""
+        if self._to_mm is None or not self._times or self._times[0] > t0 or t0 < self._now - self.keep_s:
+            return None
+        count, empty = 0, VISIT_GAP_FRAMES
+        for _, mask, trail in self._frames(t0, t1):
+            blob = self._blob_at(mask, spot_mm)
+            if blob is not None and self._sides_of(blob, mask, spot_mm, share, trail):
+                count += empty >= VISIT_GAP_FRAMES
+                empty = 0
+            else:
+                empty += 1
+        return count
 
     def entry(self, spot_mm: tuple[float, float], t0: float, t1: float) -> tuple[float, float] | None:
         """The arm's entry point (mm) for a blob covering ``spot_mm`` between ``t0`` and ``t1``:

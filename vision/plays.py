@@ -402,6 +402,9 @@ class Landing:
     waited_from: int | None = None
     # one of two cards split between the same two arms (_split_crossed_pair): its owner is settled
     split_pair: bool = False
+    # what it was read as, when that skipped ranks on a pile nobody reached in between: it is
+    # taken for the pile's next card, flagged until a card built on it confirms it (_misread_rank)
+    misread_of: str | None = None
 
     @property
     def path(self) -> list:
@@ -612,7 +615,7 @@ class PlayReader:
             if self._seen_before(track.label, rest):
                 track.reported = True
                 return
-            contact = self._unseen_arrival(track, i, contact, player)
+            contact = self._unseen_arrival(track, i, contact, player, seen_from=self._lay_since(track.samples, i, rest))
             path_less = not any(a - 0.5 <= track.samples[i].t <= b + 1.0 for a, b in self.blind)
         elif self._flight_unseen(track.samples, i, rest):
             if self._played_there_before(track.label, rest, float(track.samples[i].t)):
@@ -887,6 +890,18 @@ class PlayReader:
                                owner_votes, axis, label)
             if len(free) == 1 and (len(named) > 1 or since is not None):
                 return free[0][1:]
+            if named and not free:
+                # every arm at the spot as the card showed up was busy elsewhere (reaching past it
+                # to another pile, withdrawing): the card lay there unseen, under them, since before
+                # they came, and the hand that brought it had left (fresh clip 5682: ben's 6C, first
+                # seen at rest 1 s after its contact under ana's and dev's arms on their way to
+                # their own piles, was given to ana, a phantom copy): the one free player's arm
+                # there in the window before
+                opened = t_rest - self.s.arm_before_s
+                earlier = [a for a in self._named_reaches(rest, opened, owner_votes, axis, label)
+                           if a[0] < opened and not self._arm_busy(a[1], rest, a[0])]
+                if len({who for _, who, _ in earlier}) == 1:
+                    return earlier[-1][1:]
         if since is not None:  # (the earlier card's arm may still be withdrawing: not where this one came from)
             t0 = max(t0, since + self.s.arm_before_s / 2)
         entry = self.arms.entry(rest, t0, t1)
@@ -1137,7 +1152,14 @@ class PlayReader:
                for who, tc, where, g in self._plays):
             return True
         return any(p.player == player and not p.canceled and not p.unseen_arrival and away(p.rest)
-                   and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending)
+                   and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending + self._misreads())
+
+    def _misreads(self) -> list[Landing]:
+        """Cards flagged as their pile's next card misread (:meth:`_misread_rank`), not yet
+        confirmed: a card was put there all the same, by the hand that brought it (fresh clip
+        5681: cleo's 5D, read 8D and flagged, left her arm free to be inferred as a phantom copy
+        of a 4S beside it)."""
+        return [landing for _, landing, _, _, _ in self._unconfirmed if landing.misread_of is not None]
 
     def _withdrawing(self, player: str, spot: Point, t: float) -> bool:
         """Whether ``player`` put a card on this pile or one beside it (``withdraw_near_mm``), or took
@@ -1329,9 +1351,23 @@ class PlayReader:
                    and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm
                    for lb, p, t0 in self._done_at)
 
+    def _lay_since(self, samples: list, i: int, rest: Point, gap_s: float = 0.5) -> int:
+        """The first of the samples up to the rest sample ``i`` seen in one run (no gap over
+        ``gap_s``) within ``unseen_flight_mm`` of the rest: the card lay there from then on, if
+        not yet still (fresh clip 5684: ben's 6H, first seen on its pile at 44.07 s, was nudged
+        8 mm by his next reach over it at 44.4 s; timed from that arm, at rest after it, it was
+        1.1 s late, a phantom and a missed play)."""
+        j = i
+        while j > 0 and samples[j].t - samples[j - 1].t <= gap_s and \
+                math.hypot(samples[j - 1].x - rest[0], samples[j - 1].y - rest[1]) <= self.s.unseen_flight_mm:
+            j -= 1
+        return j
+
     def _unseen_arrival(self, track: CardTrack, i: int, contact: ContactEstimate,
-                        player: str | None = None) -> ContactEstimate:
-        t_seen = track.samples[i].t
+                        player: str | None = None, seen_from: int | None = None) -> ContactEstimate:
+        """Contact of a card never seen on its way, resting from sample ``i`` (seen lying there from
+        sample ``seen_from``, by default ``i``): from the arm that brought it, or the blind interval."""
+        t_seen = track.samples[i if seen_from is None else seen_from].t
         for a, b in self.blind:
             if a - 0.5 <= t_seen <= b + 1.0:
                 # It arrived while the camera was blind: reported with the blind interval as its
@@ -1376,10 +1412,15 @@ class PlayReader:
         t_arm = None
         since = self._arms_since(rest, label)
         if player is not None and hasattr(self.arms, "reaches"):
-            for t_reach, entry in self._reaches(rest, t0, t_seen, since=since):
-                who, c, _ = self.attributor.attribute(entry, rest)
-                if who == player and c >= self.s.path_conf:
-                    t_arm = t_reach
+            # (their arm may have come and gone before the window, the card then seen late under
+            # other arms reaching past it: see _by_arm, fresh clip 5682's 6C)
+            for a, b in ((t0, t_seen), (t0 - self.s.arm_before_s, t0)):
+                for t_reach, entry in self._reaches(rest, a, b, since=since):
+                    who, c, _ = self.attributor.attribute(entry, rest)
+                    if who == player and c >= self.s.path_conf:
+                        t_arm = t_reach
+                        break
+                if t_arm is not None:
                     break
         if t_arm is None:
             t_arm = self.arms.arrival(rest, t0, t_seen, since=since)
@@ -1452,6 +1493,7 @@ class PlayReader:
         main = ranked[0]
         late = final or t - landing.t_rest >= self.s.reexamine_s
         pile, legal = self.registry.where(main, x, y)
+        landing.misread_of = None
         if legal or pile is None and main.startswith("A") or \
                 pile is not None and pile.top == main and self._top_just_played(main, landing):
             # legal (or a rival copy of the pile's top card, a first-touch contest the referee
@@ -1466,6 +1508,11 @@ class PlayReader:
             return main, pile, True, late or reads[main] >= 0.6 * total
         if pile is not None and self._misread_suit(main, pile, landing):
             return main, pile, True, True
+        next_card = self._misread_rank(main, pile, landing) if pile is not None else None
+        if next_card is not None:
+            # (once its reads had their time to change: its own may yet come, fresh clip 5499's 6H)
+            landing.misread_of = main
+            return next_card, pile, True, late
         if pile is None and self._confirm_flagged_ace(main, landing, t):
             pile, legal = self.registry.where(main, x, y)
             return main, pile, legal, late or reads[main] >= 0.6 * total
@@ -1911,16 +1958,25 @@ class PlayReader:
         # Flagged, not ruled: a read too weak to send a card back on, or a card of unknown owner
         # (neither its path, nor an arm, nor a back said whose it is).
         unsure_owner = self._unsure_owner(landing)
+        # (a card taken for its pile's next card, _misread_rank, is judged as read here: its read
+        # was illegal, and may be no play at all)
+        misread = landing.misread_of is not None
+        read, read_legal = (landing.misread_of, False) if misread else (label, legal)
         # an illegal play costs its player: ruled only on a card read often enough (a read seen
         # twice where no card fits is more often a misread than a wrong play)
-        thin_illegal = not legal and len(track.samples) < self.s.illegal_reads
-        no_play = not legal and landing.unseen_arrival and (
-            not self._could_be_played(label, pile) or self._top_still_read(landing, pile))
-        reread = not legal and landing.unseen_arrival and self._just_played_there(landing)
+        thin_illegal = not read_legal and len(track.samples) < self.s.illegal_reads
+        no_play = not read_legal and landing.unseen_arrival and (
+            not self._could_be_played(read, pile) or self._top_still_read(landing, pile))
+        reread = not read_legal and landing.unseen_arrival and self._just_played_there(landing)
         weak_ace = pile is None and label.startswith("A") and confidence < self.s.min_ace_confidence
         weak_read = confidence < self.s.min_confidence and not few_reads_ok
-        if weak_read or unsure_owner or thin_illegal or no_play or reread or weak_ace:
+        not_a_play = thin_illegal or no_play or reread
+        if misread and not_a_play:
+            label, legal = read, False  # (flagged as read, as before the renaming)
+        if weak_read or unsure_owner or not_a_play or weak_ace or misread:
             reason = "no play fits this read, and nobody was seen bringing it" if no_play else \
+                f"read {landing.misread_of}, but no hand came to the pile since its top: the {label}, misread?" \
+                if misread and not not_a_play else \
                 "owner unknown" if landing.player is None else \
                 f"owner unsure (maybe {landing.player})" if unsure_owner else \
                 f"low confidence read ({confidence:.2f})" if weak_read else \
@@ -1976,6 +2032,8 @@ class PlayReader:
             evidence["axis_deg"] = round(axis, 1)  # the way it lies: which seats it fits
         if not legal:
             evidence["reexamined"] = True
+        if landing.misread_of is not None:
+            evidence["read_as"] = landing.misread_of  # (named by its pile, see _misread_rank)
         # where the time from contact to report went: first seen at rest, reported, last wait
         evidence["timing"] = {"rest_t": round(landing.t_rest, 3), "reported_t": round(t, 3), "held": landing.held}
         if extra:
@@ -2065,6 +2123,32 @@ class PlayReader:
                       f"as {top.suit}: it is the {', '.join(renamed.values())}",
         })
         return True
+
+    def _misread_rank(self, card: str, pile: Pile, landing: Landing) -> str | None:
+        """The pile's next card, when ``card`` lies on it 2 or more ranks up in its suit while no
+        hand came to the pile between its top's contact and ``card``'s (the top's arm and this
+        card's own are the only visits, :meth:`ArmWatcher.visits`): nothing was played there
+        unseen, so ``card`` is that next card misread (fresh clip 5681: cleo's 5D read 8D on a 4D,
+        filled with 5D-7D "played unseen"; the true 6D, 7D and 8D plays after it, contests among
+        them, were then all lost: 6 plays missed, 3 phantoms). It is flagged, not ruled: a card
+        built on it confirms it (:meth:`_confirm_flagged`). ``None`` otherwise (cards between may
+        have been played under the hands, see ``ReaderSettings.fill_gap_s``)."""
+        if self.registry.foundation_rule != "same_suit" or pile.completed or pile.top is None \
+                or not hasattr(self.arms, "visits"):
+            return None
+        try:
+            c, top = Card.parse(card), Card.parse(pile.top)
+        except UnknownCard:
+            return None
+        t_top = self._top_t.get(pile.id)
+        if c.suit != top.suit or not 2 <= c.rank - top.rank <= self.s.max_skip or t_top is None:
+            return None
+        if self._misread_of_another(landing):
+            return None  # (the same card read two ways, the other read legal: fresh clip 5684's 5H as 8H)
+        came = self.arms.visits((pile.x, pile.y), t_top, landing.contact.t)
+        if came is None or came > 2:
+            return None
+        return str(Card(top.rank + 1, top.suit))
 
     def _confirm_flagged_ace(self, card: str, landing: Landing, t: float) -> bool:
         """``card``, a 2 with no pile where it lies, lies on an Ace flagged there for a weak read
@@ -2762,6 +2846,9 @@ class PlayReader:
         # contest's due time)
         if self._sure_play_elsewhere(player, landing.rest, contact.t, self.pending):
             return True
+        # (a card flagged as a misread counts as a play reported: it was put there all the same)
+        if any(other.player == player and elsewhere(other.rest, other.contact.t) for other in self._misreads()):
+            return True
         # (against copies inferred beside plays already reported: a landing still pending may yet
         # prove a misread, 60 s dev clip 4242: a "KH" beside a 2D contest took its second copy)
         my_due = math.inf if landing.waited_from is None else \
@@ -2873,7 +2960,8 @@ class PlayReader:
     def _confidence(self, landing: Landing, label: str) -> float:
         reads = self._reads(landing)
         total = sum(reads.values()) or 1.0
-        share = reads[label] / total
+        # (a card taken for its pile's next card, _misread_rank: how surely a card was read there)
+        share = reads[landing.misread_of if landing.misread_of is not None else label] / total
         track = landing.track
         mean_conf = float(np.mean([s.confidence for s in track.samples])) if track.samples else 0.0
         support = min(len(track.samples) / self.s.support_reads, 1.0)
