@@ -405,6 +405,8 @@ class Landing:
     # what it was read as, when that skipped ranks on a pile nobody reached in between: it is
     # taken for the pile's next card, flagged until a card built on it confirms it (_misread_rank)
     misread_of: str | None = None
+    # ((top's contact, its contact), the arms' visits to its pile between them), see _misread_rank
+    visits_since_top: "tuple[tuple[float, float], int | None] | None" = None
 
     @property
     def path(self) -> list:
@@ -2133,21 +2135,21 @@ class PlayReader:
         them, were then all lost: 6 plays missed, 3 phantoms). It is flagged, not ruled: a card
         built on it confirms it (:meth:`_confirm_flagged`). ``None`` otherwise (cards between may
         have been played under the hands, see ``ReaderSettings.fill_gap_s``)."""
-        if self.registry.foundation_rule != "same_suit" or pile.completed or pile.top is None \
-                or not hasattr(self.arms, "visits"):
-            return None
-        try:
-            c, top = Card.parse(card), Card.parse(pile.top)
-        except UnknownCard:
-            return None
         t_top = self._top_t.get(pile.id)
-        if c.suit != top.suit or not 2 <= c.rank - top.rank <= self.s.max_skip or t_top is None:
+        if self.registry.foundation_rule != "same_suit" or pile.completed or pile.top is None or t_top is None \
+                or not hasattr(self.arms, "visits") or not self._could_be_played(card, pile) \
+                or self._fits_on(card, pile.top):
             return None
         if self._misread_of_another(landing):
             return None  # (the same card read two ways, the other read legal: fresh clip 5684's 5H as 8H)
-        came = self.arms.visits((pile.x, pile.y), t_top, landing.contact.t)
+        # (asked each frame while the card waits: the frames are scanned once per top and contact)
+        key = (t_top, landing.contact.t)
+        if landing.visits_since_top is None or landing.visits_since_top[0] != key:
+            landing.visits_since_top = (key, self.arms.visits((pile.x, pile.y), t_top, landing.contact.t))
+        came = landing.visits_since_top[1]
         if came is None or came > 2:
             return None
+        top = Card.parse(pile.top)
         return str(Card(top.rank + 1, top.suit))
 
     def _confirm_flagged_ace(self, card: str, landing: Landing, t: float) -> bool:
