@@ -1551,7 +1551,7 @@ def test_a_hidden_copy_waits_for_a_landing_beside_it_to_prove_a_copy_or_a_ghost(
 
 
 @pytest.mark.parametrize("cy_elsewhere", ["seen coming", "her arm alone", "her lie", "one of two arms", "a misread",
-                                         "a weak Ace", None])
+                                         "a weak Ace", "a weak Ace, read surely later", None])
 def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_copy_to_the_second(cy_elsewhere):
     """ben's 2H is never seen on its way; cy's arm, reaching past its pile to put an Ace on the
     next one, came there first and named the 2H hers, ben's arm the second copy's. Once cy's Ace
@@ -1560,7 +1560,9 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
     with an Ace of her own, was only passing) is cy's, but not surely enough to take a copy from
     her; without it the two arms are a contest. So too when her "card" elsewhere is a read no play
     fits that nobody was seen bringing: a misread, not a play; or an Ace read too weakly to be
-    ruled (flagged: fresh dev clip 5499, a 4D contest's copy lost to a weak "AC" by another pile)."""
+    ruled (flagged: fresh dev clip 5499, a 4D contest's copy lost to a weak "AC" by another pile).
+    The second copy waits for a weak Ace to be read surely: then it is her play (fresh clip 5705:
+    cleo's AC, confirmed 0.1 s after ben's 3H copy came due, made a phantom copy for her)."""
     from dataclasses import replace
 
     from vision.attribution import Attributor
@@ -1579,6 +1581,9 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
         frames = [(i, t, [replace(x, label="9C") if x.label == "AS" else x for x in f]) for i, t, f in frames]
     if cy_elsewhere == "a weak Ace":  # her arm alone put it there, but read too weakly to rule
         frames = [(i, t, [replace(x, confidence=0.45) if x.label == "AS" else x for x in f]) for i, t, f in frames]
+    if cy_elsewhere == "a weak Ace, read surely later":
+        frames = [(i, t, [replace(x, confidence=0.45 if t < 2.9 else 0.85) if x.label == "AS" else x for x in f])
+                  for i, t, f in frames]
     cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
     ace_arms = [(2.25 - 0.16, cy)] + ([(2.25 - 0.14, dee)] if cy_elsewhere == "one of two arms" else [])
     ace_entry = cy
@@ -1593,7 +1598,7 @@ def test_a_first_arm_whose_player_played_on_another_pile_then_gives_the_seen_cop
     if cy_elsewhere == "her lie":
         (ace,) = [o for o in obs if o["card"] == "AS"]
         assert ace["evidence"]["attribution"] == "lie"
-    if cy_elsewhere in ("seen coming", "her arm alone", "her lie"):
+    if cy_elsewhere in ("seen coming", "her arm alone", "her lie", "a weak Ace, read surely later"):
         assert hearts == ["ben"] and sorted((o["card"], o["player"]) for o in obs if o["card"] != "2H") == \
             [("AH", "ana"), ("AS", "cy")]
         (two,) = [o for o in obs if o["card"] == "2H"]
@@ -2591,12 +2596,14 @@ def test_a_tied_copy_first_read_a_card_width_from_the_other_on_the_same_pile_is_
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
 
 
-@pytest.mark.parametrize("pile_left", [True, False])
-def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(pile_left):
+@pytest.mark.parametrize("pile_left, looks", [(True, {302: 0.9, 305: 0.9, 308: 0.9}), (True, {302: 0.73, 311: 0.64}),
+                                              (False, {})])
+def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(pile_left, looks):
     """The hearts run to the QH; ben's KH is read three times under his hand, once 55 mm off, never
     still, and the pile is swept off the table 0.4 s after it touched (fresh dev clips 5639, 5623: each round
-    one King short). Gone with the Queen under it, it was played, by the arm that brought it. A KH
-    read as it was carried over the pile, the QH still read there after, was not."""
+    one King short). Gone with the Queen under it, it was played, by the arm that brought it. So too
+    when it was read twice, 0.3 s apart, and followed from its second read only (fresh clip 5699:
+    a KD, 0.64). A KH read as it was carried over the pile, the QH still read there after, was not."""
     from vision.tracking import TableSighting
 
     scene = SyntheticScene(PLAYERS, seed=25, misread_rate=0.0, miss_rate=0.0)
@@ -2610,9 +2617,9 @@ def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(p
         if pile_left:
             # read three times under the hand, once where the hand is; then the pile is gone
             sightings = [s for s in sightings if s.label != "KH" and (t < 10.4 or math.dist((s.x, s.y), spot) > 60)]
-            if i in (302, 305, 308):
+            if i in looks:
                 swept = 55.0 / math.dist(spot, ben) if i == 305 else 0.0
-                sightings.append(TableSighting("KH", 0.9, spot[0] + (ben[0] - spot[0]) * swept,
+                sightings.append(TableSighting("KH", looks[i], spot[0] + (ben[0] - spot[0]) * swept,
                                                spot[1] + (ben[1] - spot[1]) * swept))
         elif 9.85 <= t <= 10.02 and i % 2 == 0:  # carried over the pile, on (the QH still read there)
             sightings.append(TableSighting("KH", 0.9, spot[0] - 40.0 + 300.0 * (t - 9.85), spot[1]))
@@ -2629,6 +2636,24 @@ def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(p
     assert reader.registry.piles["p1"].gone and reader.registry.open_piles() == []
 
 
+def _crossed_pair(ace, two, clubs_ace_by, upper, lower, entry):
+    """Two cards never seen on their way at one moment: ``ace`` ((card, player, contact)) on the
+    lower of two piles one above the other and ``two`` (a 2C) on the upper one, whose AC
+    ``clubs_ace_by`` put down before; the arms seen at each pile (``upper``, ``lower``: [(time,
+    player)]), the blob's entry naming ``entry`` everywhere. The reports."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    top, bottom = 7, 12
+    seat = {p: scene.seat_point(k) for k, p in enumerate(PLAYERS)}
+    assert scene.slots[top][1] < scene.slots[bottom][1] < seat["ana"][1]  # (upper pile, lower pile, bottom seat)
+    scene.play("AC", clubs_ace_by, top, 0.2)
+    scene.play(ace[0], ace[1], bottom, ace[2])
+    scene.play(two[0], two[1], top, two[2])
+    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, ace[0], ace[2]), two[0], two[2])
+    arms = _ArmsAtSlots({scene.slots[top]: [(0.2 - 0.16, seat[clubs_ace_by])] + [(t, seat[p]) for t, p in upper],
+                         scene.slots[bottom]: [(t, seat[p]) for t, p in lower]}, seat[entry])
+    return _read(scene, frames, 4.5, arms=arms)[0]
+
+
 def test_two_cards_each_taken_for_a_contest_of_the_same_two_arms_are_one_play_each():
     """dee (right) puts an AH on the lower of two piles one above the other as ana (bottom) puts
     her 2C on the upper one, her forearm over the AH's pile; neither card is seen on its way, and
@@ -2636,18 +2661,88 @@ def test_two_cards_each_taken_for_a_contest_of_the_same_two_arms_are_one_play_ea
     taken for a contest of ana's and dee's arms, but one hand brings one card at a time: each pile
     is the player's whose arm reached it first, dee's the AH (fresh clip 5659: both cards were
     ana's, with a phantom copy of the 2C for dev)."""
-    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
-    upper, lower = 7, 12
-    scene.play("AC", "cy", upper, 0.2)
-    scene.play("AH", "dee", lower, 2.0)
-    scene.play("2C", "ana", upper, 2.02)
-    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, "AH", 2.0), "2C", 2.02)
-    ana, cy, dee = scene.seat_point(0), scene.seat_point(2), scene.seat_point(3)
-    assert scene.slots[upper][1] < scene.slots[lower][1] < ana[1]  # (upper pile, lower pile, bottom seat)
-    arms = _ArmsAtSlots({scene.slots[upper]: [(0.2 - 0.16, cy), (1.88, ana), (2.0, dee)],
-                         scene.slots[lower]: [(1.8, dee), (1.86, ana)]}, ana)
-    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    obs = _crossed_pair(("AH", "dee", 2.0), ("2C", "ana", 2.02), "cy",
+                        upper=[(1.88, "ana"), (2.0, "dee")], lower=[(1.8, "dee"), (1.86, "ana")], entry="ana")
     plays = sorted((o["card"], o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"] != "AC")
     assert plays == [("2C", "ana", False), ("AH", "dee", False)]
     (ah,) = [o for o in obs if o["card"] == "AH"]
     assert abs(ah["t"] - 2.0) < 0.05  # timed from dee's arm
+
+
+@pytest.mark.parametrize("ana_at_upper", [2.0, 1.9])  # a frame before cy's arm, or well before it
+def test_an_arm_first_at_the_pile_nearer_its_seat_that_went_on_played_the_far_pile(ana_at_upper):
+    """ana (bottom) puts her 2C on the upper of two piles as cy (top) puts an AH on the lower one,
+    each reaching across the other's pile; neither card is seen on its way. ana's arm crosses the
+    lower pile 0.3 s before cy's arm comes and reaches the upper one first too; cy's arm meets both
+    at once. ana's arm went on over the lower pile: the upper card is hers, the lower one cy's
+    (fresh clip 5697: ana's 5D and cleo's 2C were both given to cleo, ana's as a second copy)."""
+    obs = _crossed_pair(("AH", "cy", 2.2), ("2C", "ana", 2.2), "dee",
+                        upper=[(ana_at_upper, "ana"), (2.033, "cy")], lower=[(1.733, "ana"), (2.033, "cy")], entry="cy")
+    plays = sorted((o["card"], o["player"], bool(o["evidence"].get("inferred"))) for o in obs if o["card"] != "AC")
+    assert plays == [("2C", "ana", False), ("AH", "cy", False)]
+    (two,) = [o for o in obs if o["card"] == "2C"]
+    assert abs(two["t"] - (ana_at_upper + 0.16)) < 0.05  # timed from ana's arm at her pile
+
+
+@pytest.mark.parametrize("under_read", ["before", "along"])
+def test_a_card_read_under_the_next_one_before_it_came_is_no_better_read_of_it(under_read):
+    """A 2H read twice where the AH lies, then a 3H read there from the next frame on (fresh clip
+    5709: a 2H contest, read twice under the hands, covered by ana's 3H; the 3H was taken for a
+    better read of the 2H, and the true 3H, read again later, for a second play). The 2H lay there
+    first and the 3H came onto it: the 3H is judged as read (on a 2H played unseen). 2H reads
+    along with the 3H's, where it lies, are another read of it: the legal 2H is then the card."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=26)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    x, y = scene.slots[0]
+    reader.registry.land("AH", x, y)
+
+    def track(tid, label, times, dx=0.0):
+        tr = CardTrack(tid, label)
+        for t in times:
+            tr.samples.append(Sample(round(t * scene.fps), t, x + dx, y, 0.8))
+            tr.read_votes[label] += 0.8
+        return tr
+
+    three = track(1, "3H", [3.0, 3.1, 3.2, 3.3, 3.4])
+    two = track(2, "2H", [2.5, 2.9] if under_read == "before" else [3.1, 3.3], dx=3.0)
+    reader._all = {1: three, 2: two}
+    landing = Landing(three, 0, (x, y), 3.0, ContactEstimate(2.95, 20.0, 0.0, (x, y)), "cy", 0.99, "motion")
+    landing.unseen_arrival = True
+    label, pile, legal, _ = reader._resolve(landing, 3.5, final=False)
+    assert landing.fragments == [two] and pile is reader.registry.piles["p1"]
+    assert (label, legal) == (("3H", False) if under_read == "before" else ("2H", True))
+
+
+def test_a_card_on_a_pile_read_off_its_place_beside_another_is_flagged_not_ruled_illegal():
+    """cy's 3C lies on the clubs pile, unread under the hands for a while; read there again, it is
+    then read 100 mm off, by the spade pile beside it, where it does not fit (its centre put at its
+    far end while a hand hid its near index; fresh clip 5717: ruled illegal twice, with a phantom
+    copy for the arm of a 4S played there). It is the card on the clubs pile seen off its place:
+    flagged for review, not ruled."""
+    from vision.tracking import TableSighting
+
+    scene = SyntheticScene(PLAYERS, seed=27, misread_rate=0.0, miss_rate=0.0)
+    clubs, spades = 7, 12
+    scene.play("AC", "ana", clubs, 0.3)
+    scene.play("2C", "ben", clubs, 0.9)
+    scene.play("3C", "cy", clubs, 1.5)
+    scene.play("AS", "dee", spades, 2.1)
+    c, s = scene.slots[clubs], scene.slots[spades]
+    off = (s[0] + 35.0, s[1] - 12.0)  # (by the spade pile, not over the AS)
+    frames = []
+    for i, t, sightings in scene.frames(8.0):
+        if t >= 2.2:
+            sightings = [x for x in sightings if x.label != "3C"]
+            if 5.5 <= t < 5.55:
+                sightings.append(TableSighting("3C", 0.8, c[0], c[1]))
+            elif t > 5.55 and i % 3 == 0:
+                sightings.append(TableSighting("3C", 0.8, *off))
+        frames.append((i, t, sightings))
+    obs, reader = _read(scene, frames, 8.0)
+    assert [o["card"] for o in obs] == ["AC", "2C", "3C", "AS"]
+    assert [f.reason for f in reader.flags] == ["read as 3C, which lies on p1, where it was first seen: "
+                                                "that card seen off its place?"]

@@ -296,9 +296,11 @@ class ReaderSettings:
     # pile's spot, reads summing king_reads; the pile gone when the detector looked for the King and
     # the Queen gone_looks times each since it last saw them (a hand still over them would do the
     # same: the King is then played all the same; a King read over the pile while the Queen is
-    # still read there is not). See PlayReader._kings_carried_off.
+    # still read there is not). See PlayReader._kings_carried_off. One read will do (fresh clip
+    # 5699: a KD read at 47.47 s and 0.3 s later where its pile lay, followed from the second
+    # read only, 0.64).
     king_on_pile_mm: float = 40.0
-    king_reads: float = 0.75
+    king_reads: float = 0.6
     gone_looks: int = 3
 
 
@@ -746,10 +748,9 @@ class PlayReader:
         """Two cards never seen on their way, on neighbouring piles (within ``stay_near_mm``) about
         one moment (``arm_elsewhere_s``), each taken for a contest of the same two players' arms:
         one hand brings one card at a time, so these are two plays, one each. The arms met over
-        both piles in one blob; each card is the player's whose arm reached it first, when that
-        names one player at one pile and the other at the other (each first by ``split_lead_s``
-        or more). The card is then that player's alone, timed from their arm, and the other
-        player's arm at it is their reach to the other pile (fresh clip 5659: dev's AH and ana's
+        both piles in one blob; whose card is which the order the arms came in tells
+        (:meth:`_crossed_owner`). The card is then that player's alone, timed from their arm, and
+        the other player's arm at it is their reach to the other pile (fresh clip 5659: dev's AH and ana's
         2C 108 mm apart, ana's arm crossing the AH on its way; both cards were ana's, with a
         phantom copy of the 2C for dev. Their arms reached the AH at 50.87 s (dev) and 51.0 s,
         the 2C at 51.1 s (ana) and 51.23 s). The arms are not asked again for it
@@ -758,14 +759,6 @@ class PlayReader:
                 or len(landing.arm_arrivals) != 2:
             return
         pair = set(landing.arm_arrivals)
-
-        def first(arrivals: dict[str, float]) -> str | None:
-            (a, ta), (b, tb) = sorted(arrivals.items(), key=lambda kv: kv[1])
-            return a if tb - ta >= self.s.split_lead_s else None
-
-        mine = first(landing.arm_arrivals)
-        if mine is None:
-            return
         for other in self._landings() + [h[0] for h in self._hidden]:
             if other is landing or other.canceled or not other.arm_arrivals or set(other.arm_arrivals) != pair:
                 continue
@@ -773,15 +766,53 @@ class PlayReader:
             if not self.registry.join_mm < apart <= self.s.stay_near_mm or \
                     abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
                 continue
-            theirs = first(other.arm_arrivals)
-            if theirs is None or theirs == mine:
+            mine = self._crossed_owner(landing, other)
+            if mine is None:
                 continue
-            landing.arm_elsewhere, landing.split_pair = theirs, True
+            landing.arm_elsewhere, landing.split_pair = next(iter(pair - {mine})), True
             landing.hidden_rival, landing.contest_arms = None, None
             if landing.player != mine:
                 landing.player, landing.player_conf = mine, 0.99
             self._retime_to_arm(landing)
             return
+
+    def _first_arm(self, arrivals: dict[str, float]) -> str | None:
+        """The player whose arm came first of two, by ``split_lead_s`` or more; else ``None``."""
+        (a, ta), (b, tb) = sorted(arrivals.items(), key=lambda kv: kv[1])
+        return a if tb - ta >= self.s.split_lead_s else None
+
+    def _crossed_owner(self, landing: Landing, other: Landing) -> str | None:
+        """Whose card ``landing`` is, of a crossed pair with ``other`` (:meth:`_split_crossed_pair`):
+        the player whose arm reached it first, when the other player's arm reached ``other`` first.
+        When one player's arm came first to the pile nearer their seat and nobody's came first to
+        the farther one (or theirs did), that arm went on over the near pile to the far one (it
+        came there ``split_lead_s`` or more later): the far card is theirs, the near one the other
+        player's (fresh clip 5697: ana's 5D and cleo's 2C, 118 mm apart, each player reaching
+        across the other's pile to the far one; ana's arm crossed the 2C 0.3 s before cleo's
+        came, and reached the 5D a frame before cleo's: both cards were given to cleo, and ana's
+        5D counted as an inferred second copy). ``None`` when neither tells."""
+        here, there = self._first_arm(landing.arm_arrivals), self._first_arm(other.arm_arrivals)
+        if here is not None and there is not None:
+            return here if here != there else self._went_on(here, landing, other)
+        if here is None and there is None:
+            return None
+        return self._went_on(here or there, landing, other)
+
+    def _went_on(self, lead: str, landing: Landing, other: Landing) -> str | None:
+        """Of a crossed pair, whose ``landing`` is when ``lead``'s arm came to the pile nearer
+        their seat (by ``retract_mm`` or more) first and reached the farther one ``split_lead_s``
+        or more later (see :meth:`_crossed_owner`); ``None`` when it did not."""
+        anchor = self.attributor.anchors.get(lead)
+        if anchor is None:
+            return None
+        near, far = sorted((landing, other), key=lambda p: math.dist(anchor, p.rest))
+        if math.dist(anchor, far.rest) - math.dist(anchor, near.rest) < self.s.retract_mm:
+            return None  # (piles side by side, seen from the seat: no telling which lies on the way)
+        if self._first_arm(near.arm_arrivals) != lead or \
+                far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
+            return None
+        rival = next(iter(set(landing.arm_arrivals) - {lead}))
+        return lead if landing is far else rival
 
     def _contest_of_free_arms(self, landing: Landing) -> None:
         """A card owned by its arm, with two arms still free (not known to have gone elsewhere)
@@ -1502,7 +1533,7 @@ class PlayReader:
             # rules); a read that is still contested waits for the sharp reads of the card at rest
             return main, pile, True, late or reads[main] >= 0.6 * total
         for alt in ranked[1:]:
-            if reads[alt] >= 0.2 * reads[main]:
+            if reads[alt] >= 0.2 * reads[main] and not self._covered(landing, main, alt):
                 p2, ok = self.registry.where(alt, x, y)
                 if ok:
                     return alt, p2, True, late or reads[alt] >= 0.6 * total
@@ -1519,6 +1550,31 @@ class PlayReader:
             pile, legal = self.registry.where(main, x, y)
             return main, pile, legal, late or reads[main] >= 0.6 * total
         return main, pile, False, late
+
+    def _home_pile(self, landing: Landing, label: str) -> Pile | None:
+        """The pile on the table that holds ``label`` already and that ``landing``'s track was first
+        seen on (within ``join_mm``), when it came to rest off that pile; else ``None``."""
+        first = landing.track.first
+        for pile in self.registry.piles.values():
+            if not pile.gone and label in pile.cards and \
+                    math.hypot(first.x - pile.x, first.y - pile.y) <= self.registry.join_mm < \
+                    math.hypot(landing.rest[0] - pile.x, landing.rest[1] - pile.y):
+                return pile
+        return None
+
+    def _covered(self, landing: Landing, main: str, alt: str) -> bool:
+        """Whether ``alt``, a card ``main`` fits on, was read at the spot only before ``main`` first
+        was: that card lay there and ``main`` came onto it, so the legal ``alt`` is not a better
+        read of ``main`` (fresh clip 5709: a 2H contest on an AH, read twice, covered by ana's 3H
+        0.3 s later; the 3H was taken for the 2H, and the true 3H, read again later, for a second
+        play). ``main`` is then judged as read: the cards between are filled in as played unseen,
+        or it is taken for the pile's next card misread when no hand came (:meth:`_misread_rank`)."""
+        if not self._fits_on(main, alt):
+            return False
+        tracks = [landing.track, *landing.fragments]
+        alt_t = [s.t for tr in tracks if tr.label == alt for s in tr.samples]
+        main_t = [s.t for tr in tracks if tr.label == main for s in tr.samples]
+        return bool(alt_t) and bool(main_t) and max(alt_t) < min(main_t)
 
     # --- rivals --------------------------------------------------------------------------------
     def _rival_in_flight(self, landing: Landing, t: float) -> bool:
@@ -1789,6 +1845,19 @@ class PlayReader:
             landing.done = landing.track.reported = True
             self.flags.append(Flag(landing.contact.t, f"read as {label}, which begins this pile already: "
                                    "the Ace seen again, or a misread of the card that came?", label, pile.id,
+                                   landing.frames))
+            return []
+        home = self._home_pile(landing, label) if not legal else None
+        if home is not None:
+            # the card that lies on a pile, first seen there and then read at a spot beside it:
+            # cards on a foundation stay, so this is that card seen off its place (its centre put
+            # at its far end when a hand hid the near index), not an illegal play (fresh clip
+            # 5717: the 3C on a clubs pile, read 90 mm off on the spade pile beside it while a
+            # 4S contest was played there, ruled illegal twice and a phantom copy inferred from
+            # the 4S's second arm): for review, not a ruling
+            landing.done = landing.track.reported = True
+            self.flags.append(Flag(landing.contact.t, f"read as {label}, which lies on {home.id}, where it was first "
+                                   "seen: that card seen off its place?", label, pile.id if pile else None,
                                    landing.frames))
             return []
         twin = self._twin_read(landing, label) if legal else None
@@ -2418,7 +2487,13 @@ class PlayReader:
             if self.registry.join_mm < d <= self.s.unruled_near_mm \
                     and self.registry.where(track.label, track.last.x, track.last.y)[1]:
                 return True
-        return False
+        # ... or an Ace there, flagged for a weak read until read surely or built on (fresh clip
+        # 5705: cleo's AC 260 mm off, confirmed 0.1 s after ben's 3H, its blob joined to hers
+        # on the way, came due with a phantom copy for cleo)
+        return any(other.flagged and label.startswith("A") and other.misread_of is None
+                   and c - 0.1 <= other.track.samples[0].t <= c + self.s.unruled_within_s
+                   and self.registry.join_mm < math.dist(other.rest, landing.rest) <= self.s.unruled_near_mm
+                   for _, other, label, _, _ in self._unconfirmed)
 
     def _hidden_rivals(self, t: float, final: bool = False) -> list[dict[str, Any]]:
         """The other copies inferred from a second arm, due now, whose copy was not followed after all."""
