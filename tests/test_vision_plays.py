@@ -2746,3 +2746,36 @@ def test_a_card_on_a_pile_read_off_its_place_beside_another_is_flagged_not_ruled
     assert [o["card"] for o in obs] == ["AC", "2C", "3C", "AS"]
     assert [f.reason for f in reader.flags] == ["read as 3C, which lies on p1, where it was first seen: "
                                                 "that card seen off its place?"]
+
+
+
+@pytest.mark.parametrize("beside_legal", [True, False])
+def test_a_read_no_play_fits_beside_a_contest_is_no_card_to_split_its_arms_with(beside_legal):
+    """ana's 2C never seen on its way, ana's arm and cy's at it a frame apart, taken for a contest;
+    beside it a card cy's and ana's arms reached too, ana's first. A play there splits the arms (ana
+    went on over it to the 2C, see above); a read illegal where it lies (fresh clip 5658: an "AS"
+    read twice where no Ace fits took dev's arm from his 2S contest copy) is no card to split with:
+    the 2C stays a contest."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    upper, lower = scene.slots[7], scene.slots[12]
+
+    def landing(tid, label, spot, arrivals):
+        track = CardTrack(tid, label, [Sample(66, 2.2, spot[0], spot[1], 0.9)])
+        out = Landing(track, 0, spot, 2.2, ContactEstimate(2.16, 100.0, 0.0, spot), "cy", 0.99, "motion")
+        out.hidden_rival, out.arm_timed, out.arm_arrivals = ("ana", out.contact), True, arrivals
+        return out
+
+    two = landing(1, "2C", upper, {"ana": 2.0, "cy": 2.033})
+    beside = landing(2, "AH", lower, {"ana": 1.733, "cy": 2.033})
+    beside.legal = beside_legal
+    reader.pending += [two, beside]
+    reader._split_crossed_pair(two)
+    if beside_legal:
+        assert (two.player, two.hidden_rival, two.split_pair) == ("ana", None, True)
+    else:
+        assert (two.player, two.hidden_rival[0], two.split_pair) == ("cy", "ana", False)

@@ -760,7 +760,10 @@ class PlayReader:
             return
         pair = set(landing.arm_arrivals)
         for other in self._landings() + [h[0] for h in self._hidden]:
-            if other is landing or other.canceled or not other.arm_arrivals or set(other.arm_arrivals) != pair:
+            # (a read illegal where it lies is no play to pair with: fresh clip 5658, an "AS" read
+            # twice where no Ace fits took dev's arm from his 2S contest copy beside it)
+            if other is landing or other.canceled or not other.legal or not other.arm_arrivals \
+                    or set(other.arm_arrivals) != pair:
                 continue
             apart = math.dist(other.rest, landing.rest)
             if not self.registry.join_mm < apart <= self.s.stay_near_mm or \
