@@ -865,11 +865,7 @@ def test_a_card_first_seen_under_the_next_one_both_by_one_arm_is_found_on_the_pi
     unseen on its way: both are first seen together, both by ben's arm. One hand brings one card:
     the 3C is reported found on the pile (owner unknown, timed between the 2C and its first
     sighting), the 4C is ben's."""
-    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
-    scene.play("AC", "ana", 0, 1.0)
-    scene.play("2C", "cy", 0, 2.0)
-    scene.play("3C", "dee", 0, 3.0)
-    scene.play("4C", "ben", 0, 4.0)
+    scene = _scene_of([("AC", "ana", 0, 1.0), ("2C", "cy", 0, 2.0), ("3C", "dee", 0, 3.0), ("4C", "ben", 0, 4.0)], seed=26)
     from vision.tracking import TableSighting
 
     frames = scene.frames(5.5)
@@ -968,11 +964,7 @@ def test_a_card_ranks_up_on_a_pile_nobody_reached_since_its_top_is_its_next_card
     the 6C dee's."""
     from vision.tracking import TableSighting
 
-    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
-    scene.play("AC", "ana", 0, 1.0)
-    scene.play("2C", "cy", 0, 2.0)
-    scene.play("3C", "dee", 0, 4.0)
-    scene.play("4C", "ben", 0, 6.0)
+    scene = _scene_of([("AC", "ana", 0, 1.0), ("2C", "cy", 0, 2.0), ("3C", "dee", 0, 4.0), ("4C", "ben", 0, 6.0)], seed=26)
     frames = scene.frames(7.5)
     for _, t, sightings in frames:
         sightings[:] = [TableSighting("6C", x.confidence, x.x, x.y) if x.label == "3C" else x for x in sightings]
@@ -1432,9 +1424,9 @@ def test_a_hand_drawn_back_from_one_pile_to_rest_beside_another_brings_no_copy_t
         assert played == [("2H", "cy"), ("2S", "ana"), ("2S", "dee")]
 
 
-def _scene_of(plays):
-    """A scene (seed 24, every card read right) with ``plays``: (card, player, slot, contact) each."""
-    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+def _scene_of(plays, seed=24):
+    """A scene (every card read right) with ``plays``: (card, player, slot, contact) each."""
+    scene = SyntheticScene(PLAYERS, seed=seed, misread_rate=0.0, miss_rate=0.0)
     for card, who, slot, t in plays:
         scene.play(card, who, slot, t)
     return scene
@@ -2730,12 +2722,9 @@ def test_a_card_on_a_pile_read_off_its_place_beside_another_is_flagged_not_ruled
     flagged for review, not ruled."""
     from vision.tracking import TableSighting
 
-    scene = SyntheticScene(PLAYERS, seed=27, misread_rate=0.0, miss_rate=0.0)
     clubs, spades = 7, 12
-    scene.play("AC", "ana", clubs, 0.3)
-    scene.play("2C", "ben", clubs, 0.9)
-    scene.play("3C", "cy", clubs, 1.5)
-    scene.play("AS", "dee", spades, 2.1)
+    scene = _scene_of([("AC", "ana", clubs, 0.3), ("2C", "ben", clubs, 0.9), ("3C", "cy", clubs, 1.5),
+                       ("AS", "dee", spades, 2.1)], seed=27)
     c, s = scene.slots[clubs], scene.slots[spades]
     off = (s[0] + 35.0, s[1] - 12.0)  # (by the spade pile, not over the AS)
     frames = []

@@ -787,33 +787,27 @@ class PlayReader:
     def _crossed_owner(self, landing: Landing, other: Landing) -> str | None:
         """Whose card ``landing`` is, of a crossed pair with ``other`` (:meth:`_split_crossed_pair`):
         the player whose arm reached it first, when the other player's arm reached ``other`` first.
-        When one player's arm came first to the pile nearer their seat and to the farther one too
-        (there ``split_lead_s`` or more later, but before the other arm), that arm went on over the
-        near pile to the far one: the far card is theirs, the near one the other player's (fresh clip 5697: ana's 5D and cleo's 2C, 118 mm apart, each player reaching
-        across the other's pile to the far one; ana's arm crossed the 2C 0.3 s before cleo's
-        came, and reached the 5D a frame before cleo's: both cards were given to cleo, and ana's
-        5D counted as an inferred second copy). ``None`` when neither tells."""
-        here, there = self._first_arm(landing.arm_arrivals), self._first_arm(other.arm_arrivals)
-        if here is not None and there is not None:
-            return here if here != there else self._went_on(here, landing, other)
-        if here is None and there is None:
-            return None
-        return self._went_on(here or there, landing, other)
-
-    def _went_on(self, lead: str, landing: Landing, other: Landing) -> str | None:
-        """Of a crossed pair, whose ``landing`` is when ``lead``'s arm came to the pile nearer
-        their seat (by ``retract_mm`` or more) first and reached the farther one ``split_lead_s``
-        or more later, still before the other arm (see :meth:`_crossed_owner`); ``None`` when it
-        did not."""
-        anchor = self.attributor.anchors.get(lead)
+        When one player's arm came first (``split_lead_s``) to the pile nearer their seat (by
+        ``retract_mm`` or more) and reached the farther one ``split_lead_s`` or more later, still
+        before the other arm, that arm went on over the near pile to the far one: the far card is
+        theirs, the near one the other player's (fresh clip 5697: ana's 5D and cleo's 2C, 118 mm
+        apart, each player reaching across the other's pile to the far one; ana's arm crossed the
+        2C 0.3 s before cleo's came, and reached the 5D a frame before cleo's: both cards were
+        given to cleo, and ana's 5D counted as an inferred second copy). ``None`` when neither
+        tells."""
+        first = {id(p): self._first_arm(p.arm_arrivals) for p in (landing, other)}
+        here, there = first[id(landing)], first[id(other)]
+        if here is not None and there is not None and here != there:
+            return here
+        lead = here or there
+        anchor = self.attributor.anchors.get(lead) if lead is not None else None
         if anchor is None:
             return None
         near, far = sorted((landing, other), key=lambda p: math.dist(anchor, p.rest))
         if math.dist(anchor, far.rest) - math.dist(anchor, near.rest) < self.s.retract_mm:
             return None  # (piles side by side, seen from the seat: no telling which lies on the way)
         rival = next(iter(set(landing.arm_arrivals) - {lead}))
-        if self._first_arm(near.arm_arrivals) != lead or \
-                far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
+        if first[id(near)] != lead or far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
             return None
         if far.arm_arrivals[lead] >= far.arm_arrivals[rival]:
             # (came to the far pile with the other arm, in one frame: an arm that stopped at the
