@@ -484,6 +484,8 @@ class PlayReader:
         self._took_back: list[tuple[str, float, Point]] = []  # (player, departure, spot) of those arms
         self._drawn_back_seen: dict[tuple, bool] = {}  # (see _drawn_back)
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
+        # of those, the reads flagged as no play at all (see _done_there)
+        self._no_play: list[tuple[str, Point]] = []
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
         # the reports of those confirmed, sent with the frame's observations
         self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
@@ -1369,7 +1371,7 @@ class PlayReader:
         pile = self.registry.nearest(rest[0], rest[1])
         if pile is not None and label in pile.cards:
             return True
-        if any(lb == label and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm for lb, p in self._done):
+        if self._done_there(label, rest, pile):
             return True  # reported (or shown for review) already: the same card uncovered again
         # a copy of it still pending on the same pile: a contest's other copy, uncovered (tied copies
         # both stay, often either side of the card under them, farther apart than join_mm: fresh dev
@@ -1380,11 +1382,21 @@ class PlayReader:
                                                or same_pile and self.registry.nearest(p.rest[0], p.rest[1]) is pile)
                    for p in self.pending)
 
+    def _done_there(self, label: str, rest: Point, pile: Pile | None, t: float | None = None) -> bool:
+        """This card was reported (or flagged) at this spot (more than ``rival_wait_s`` before
+        ``t``, when given). A read flagged as no play there (a read illegal where it lay, taken for a
+        misread) does not count once the card goes next on the pile: it says nothing about the card
+        itself being played (fresh dev clip 5726: an "8D" read twice on a 6D, flagged, then ben's
+        true 8D on the 7D, 7 s later at that spot, was taken for it uncovered again: lost)."""
+        legal_now = pile is not None and pile.top is not None and self._fits_on(label, pile.top)
+        return any(lb == label and (t is None or t - t0 > self.s.rival_wait_s)
+                   and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm
+                   and not (legal_now and (lb, p) in self._no_play)
+                   for lb, p, t0 in self._done_at)
+
     def _played_there_before(self, label: str, rest: Point, t: float) -> bool:
         """This card was reported (or flagged) at this spot more than ``rival_wait_s`` before ``t``."""
-        return any(lb == label and t - t0 > self.s.rival_wait_s
-                   and math.hypot(p[0] - rest[0], p[1] - rest[1]) < self.registry.join_mm
-                   for lb, p, t0 in self._done_at)
+        return self._done_there(label, rest, self.registry.nearest(rest[0], rest[1]), t)
 
     def _lay_since(self, samples: list, i: int, rest: Point, gap_s: float = 0.5) -> int:
         """The first of the samples up to the rest sample ``i`` seen in one run (no gap over
@@ -2061,6 +2073,8 @@ class PlayReader:
             landing.flagged = True
             self._done.append((label, landing.rest))
             self._done_at.append((label, landing.rest, landing.t_rest))
+            if not_a_play:
+                self._no_play.append((label, landing.rest))
             if legal and (pile is not None or weak_ace) and landing.player is not None and not thin_illegal:
                 # kept in case a later card on this pile fits only on this one (_confirm_flagged),
                 # or a 2 lands on this Ace (_confirm_flagged_ace)
@@ -2592,8 +2606,29 @@ class PlayReader:
         (:meth:`_owner_sure`). The seen copy is then the second arm's alone. (38 dev clips
         5340-5411, by the truth: of 176 copies inferred for a true contest, no seen copy's player
         played elsewhere that close; of 45 inferred for no contest, 27 did.)"""
-        return landing.arm_timed and self._sure_play_elsewhere(landing.player, landing.rest, landing.contact.t,
-                                                               self.pending + self._recent)
+        return landing.arm_timed and (self._sure_play_elsewhere(landing.player, landing.rest, landing.contact.t,
+                                                                self.pending + self._recent)
+                                      or self._ace_of_the_pair(landing))
+
+    def _ace_of_the_pair(self, landing: Landing) -> bool:
+        """Whether the seen copy's player put an Ace on another pile about then (within
+        ``arm_elsewhere_s``) that no arm but the same two reached. An Ace is never a contest copy,
+        so one of the two arms brought it, and one hand brings one card: the arm that named the Ace
+        did not bring this card, which is the other arm's alone (fresh dev clips 5720 and 5711:
+        ana's AS and cleo's 2D, ana's AH and cleo's 2C, 83 mm apart, both reached by both arms,
+        each card named ana's, the 2D and 2C taken for contests with a copy of cleo's hidden)."""
+        rival = landing.hidden_rival[0] if landing.hidden_rival is not None else None
+        pair = {landing.player, rival}
+        for other in self.pending + self._recent:
+            if other is landing or other.canceled or other.flagged or other.player != landing.player \
+                    or not (other.label or other.track.label).startswith("A") or not other.legal \
+                    or math.dist(other.rest, landing.rest) <= self.registry.join_mm \
+                    or abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
+                continue
+            reaches = self._reaches_of(other)
+            if reaches and {who for _, who, _ in reaches} == pair:
+                return True
+        return False
 
     def _sure_play_elsewhere(self, player: str, spot: Point, t: float, landings: list[Landing]) -> bool:
         """Whether one of ``landings`` is ``player``'s, on another pile than ``spot``, within
