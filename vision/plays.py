@@ -485,7 +485,7 @@ class PlayReader:
         self._drawn_back_seen: dict[tuple, bool] = {}  # (see _drawn_back)
         self._done_at: list[tuple[str, Point, float]] = []  # (card, spot, time at rest) of what _done holds
         # of those, the reads flagged as no play at all (see _done_there)
-        self._no_play: list[tuple[str, Point]] = []
+        self._no_play: set[tuple[str, Point]] = set()
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
         # the reports of those confirmed, sent with the frame's observations
         self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
@@ -797,8 +797,7 @@ class PlayReader:
         2C 0.3 s before cleo's came, and reached the 5D a frame before cleo's: both cards were
         given to cleo, and ana's 5D counted as an inferred second copy). ``None`` when neither
         tells."""
-        first = {id(p): self._first_arm(p.arm_arrivals) for p in (landing, other)}
-        here, there = first[id(landing)], first[id(other)]
+        here, there = self._first_arm(landing.arm_arrivals), self._first_arm(other.arm_arrivals)
         if here is not None and there is not None and here != there:
             return here
         lead = here or there
@@ -809,7 +808,8 @@ class PlayReader:
         if math.dist(anchor, far.rest) - math.dist(anchor, near.rest) < self.s.retract_mm:
             return None  # (piles side by side, seen from the seat: no telling which lies on the way)
         rival = next(iter(set(landing.arm_arrivals) - {lead}))
-        if first[id(near)] != lead or far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
+        near_first = here if near is landing else there
+        if near_first != lead or far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
             return None
         if far.arm_arrivals[lead] >= far.arm_arrivals[rival]:
             # (came to the far pile with the other arm, in one frame: an arm that stopped at the
@@ -2074,7 +2074,7 @@ class PlayReader:
             self._done.append((label, landing.rest))
             self._done_at.append((label, landing.rest, landing.t_rest))
             if not_a_play:
-                self._no_play.append((label, landing.rest))
+                self._no_play.add((label, landing.rest))
             if legal and (pile is not None or weak_ace) and landing.player is not None and not thin_illegal:
                 # kept in case a later card on this pile fits only on this one (_confirm_flagged),
                 # or a 2 lands on this Ace (_confirm_flagged_ace)
@@ -2617,18 +2617,13 @@ class PlayReader:
         did not bring this card, which is the other arm's alone (fresh dev clips 5720 and 5711:
         ana's AS and cleo's 2D, ana's AH and cleo's 2C, 83 mm apart, both reached by both arms,
         each card named ana's, the 2D and 2C taken for contests with a copy of cleo's hidden)."""
-        rival = landing.hidden_rival[0] if landing.hidden_rival is not None else None
-        pair = {landing.player, rival}
-        for other in self.pending + self._recent:
-            if other is landing or other.canceled or other.flagged or other.player != landing.player \
-                    or not (other.label or other.track.label).startswith("A") or not other.legal \
-                    or math.dist(other.rest, landing.rest) <= self.registry.join_mm \
-                    or abs(other.contact.t - landing.contact.t) >= self.s.arm_elsewhere_s:
-                continue
-            reaches = self._reaches_of(other)
-            if reaches and {who for _, who, _ in reaches} == pair:
-                return True
-        return False
+        pair = {landing.player, landing.hidden_rival[0]}
+        return any(other is not landing and not other.canceled and not other.flagged and other.legal
+                   and other.player == landing.player and (other.label or other.track.label).startswith("A")
+                   and math.dist(other.rest, landing.rest) > self.registry.join_mm
+                   and abs(other.contact.t - landing.contact.t) < self.s.arm_elsewhere_s
+                   and {who for _, who, _ in self._reaches_of(other) or ()} == pair
+                   for other in self._landings())
 
     def _sure_play_elsewhere(self, player: str, spot: Point, t: float, landings: list[Landing]) -> bool:
         """Whether one of ``landings`` is ``player``'s, on another pile than ``spot``, within
