@@ -39,14 +39,9 @@ class MotionGate:
     """
 
     def __init__(self, scale: float = 0.25, threshold: int = 18, min_area_px: int = 6,
-                 pad_px: int = 4, settle_frames: int = 2, chroma_threshold: int | None = 14) -> None:
+                 pad_px: int = 4, settle_frames: int = 2) -> None:
         self.scale = scale
         self.threshold = threshold
-        # A sleeve of the cloth's brightness (purple or red on green felt) is no change in grey
-        # levels at all: the arm reaching across the table vanished from the changed pixels and
-        # its player's copy of a contest with it (fresh clip 5760: dev's arm, three contests on
-        # ben's side). Colour images are also compared in chroma (Cr, Cb), with this threshold.
-        self.chroma_threshold = chroma_threshold
         self.min_area_px = min_area_px  # in downscaled pixels
         self.pad_px = pad_px
         self.settle_frames = settle_frames
@@ -61,21 +56,11 @@ class MotionGate:
         self.active_frames = 0
 
     def _small(self, image: np.ndarray) -> np.ndarray:
-        """The image downscaled, planes first: grey levels, then (colour images) Cr and Cb."""
         import cv2
 
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(gray, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
-        small = cv2.GaussianBlur(small, (3, 3), 0)
-        if image.ndim == 2 or self.chroma_threshold is None:
-            return small[None]
-        # (chroma only needs to tell a sleeve from the cloth: a cheap resize will do)
-        colour = cv2.resize(image, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_LINEAR)
-        chroma = cv2.GaussianBlur(cv2.cvtColor(colour, cv2.COLOR_BGR2YCrCb), (3, 3), 0)
-        planes = np.empty((3,) + small.shape, np.uint8)
-        planes[0] = small
-        planes[1:] = chroma.transpose(2, 0, 1)[1:]
-        return planes
+        return cv2.GaussianBlur(small, (3, 3), 0)
 
     def reset(self) -> None:
         """Forget the reference (after a camera loss or a new calibration)."""
@@ -93,10 +78,10 @@ class MotionGate:
         if self._reference is None or self._reference.shape != small.shape:
             self._reference = small.copy()
             self._previous = small
-            self._still = np.zeros(small.shape[1:], np.uint8)
+            self._still = np.zeros(small.shape, np.uint8)
             self._looked = None  # nothing looked at yet: everything is fresh
             self._small_now = small
-            self.last_mask = np.ones(small.shape[1:], bool)
+            self.last_mask = np.ones(small.shape, bool)
             self.active_frames += 1
             return [(0, 0, w, h)]
         changed = self._mask(small, self._reference)
@@ -108,7 +93,7 @@ class MotionGate:
         self._still = np.where(moving, 0, np.minimum(self._still.astype(np.int16) + 1, 255)).astype(np.uint8)
         settled = changed & (self._still >= self.settle_frames)
         if settled.any():
-            self._reference[:, settled] = small[:, settled]
+            self._reference[settled] = small[settled]
         self._previous = small
         self._small_now = small
         self.last_mask = changed
@@ -149,20 +134,20 @@ class MotionGate:
                 self._looked = self._small_now.copy()
                 return
             self._looked = self._reference.copy()  # parts not looked at yet: as the table settled
-        H, W = self._small_now.shape[1:]
+        H, W = self._small_now.shape
         for x0, y0, x1, y1 in boxes:
             a, b = max(int(x0 * self.scale), 0), max(int(y0 * self.scale), 0)
             c, d = min(int(math.ceil(x1 * self.scale)), W), min(int(math.ceil(y1 * self.scale)), H)
             if c > a and d > b:
-                self._looked[:, b:d, a:c] = self._small_now[:, b:d, a:c]
+                self._looked[b:d, a:c] = self._small_now[b:d, a:c]
 
     def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""
         import cv2
 
-        mask = _changed(a[0], b[0], self.threshold)
-        for k in range(1, len(a)):
-            mask |= _changed(a[k], b[k], self.chroma_threshold, sample=3)
+        shift = int(_median(a)) - int(_median(b))
+        diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
+        mask = (diff > self.threshold).astype(np.uint8)
         if mask.any():
             mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return mask.astype(bool)
@@ -178,20 +163,6 @@ class MotionGate:
     @property
     def active_fraction(self) -> float:
         return self.active_frames / self.frames if self.frames else 0.0
-
-
-def _changed(a: np.ndarray, b: np.ndarray, threshold: int, sample: int = 1) -> np.ndarray:
-    """uint8 1 where one plane ``a`` differs from ``b`` by more than ``threshold``, once the
-    median change (light turned up or down, or warmer) is taken off; the medians from every
-    ``sample``-th pixel each way (a change of the light's colour is the same everywhere)."""
-    import cv2
-
-    if sample > 1:
-        shift = int(_median(a[::sample, ::sample].copy())) - int(_median(b[::sample, ::sample].copy()))
-    else:
-        shift = int(_median(a)) - int(_median(b))
-    diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
-    return (diff > threshold).astype(np.uint8)
 
 
 def _median(image: np.ndarray) -> float:
