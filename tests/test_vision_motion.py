@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.motion import MotionGate
@@ -90,3 +91,33 @@ def test_fresh_is_what_changed_since_the_detector_last_looked():
     gate.update(card)
     assert gate.fresh() == []
     assert gate.last_mask is not None and gate.last_mask.shape == (120, 160)
+
+
+def test_a_sleeve_of_the_cloths_brightness_is_still_an_arm():
+    # a purple sleeve reaching over green felt: nearly the same grey level, another colour (fresh
+    # clip 5760: such an arm was missing from the arm watcher's blobs and its contest copy lost)
+    table = _table()
+    sleeve = table.copy()
+    sleeve[100:130, 160:320] = (120, 30, 150)  # BGR, grey ~76 like the cloth's (50, 100, 40)
+    grey = cv2.cvtColor(sleeve, cv2.COLOR_BGR2GRAY).astype(int) - cv2.cvtColor(table, cv2.COLOR_BGR2GRAY)
+    assert abs(grey[100:130, 160:320]).max() <= 6  # nothing a grey difference could see
+    masks = {}
+    for chroma in (None, 30):
+        gate = MotionGate(scale=0.5, chroma_threshold=chroma)
+        gate.update(table)
+        gate.update(table)
+        assert gate.update(sleeve) == []  # the detector has nothing new to read there...
+        masks[chroma] = gate.arm_mask
+    assert not masks[None].any()
+    ys, xs = np.nonzero(masks[30])  # ...but the arm watcher sees the arm
+    assert ys.min() <= 50 and ys.max() >= 64 and xs.min() <= 80 and xs.max() == 159
+
+
+def test_light_turning_warmer_is_no_arm():
+    gate = MotionGate(scale=0.5)
+    table = _table()
+    gate.update(table)
+    gate.update(table)
+    warm = np.clip(table.astype(int) + (-50, 0, 50), 0, 255).astype(np.uint8)  # BGR: less blue, more red
+    assert gate.update(warm) == []
+    assert not gate.arm_mask.any()

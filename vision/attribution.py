@@ -221,7 +221,7 @@ class SharedTrail(Trailed):
 class ArmWatcher:
     """Where an arm reached in from, for cards never seen on their way (blurred under the hand).
 
-    The motion gate's changed pixels (:attr:`vision.motion.MotionGate.last_mask`, the rectified
+    The motion gate's changed pixels (:attr:`vision.motion.MotionGate.arm_mask`, the rectified
     area downscaled) are kept for ``keep_s``. While a hand puts a card down, the hand and its arm
     are one changed blob reaching from the edge of the watched area (the player's side) to the
     pile. :meth:`entry` finds, in the frames around a landing, the blob at the landing spot and

@@ -4,7 +4,8 @@ A still table costs one downscaled grayscale difference per frame (well under a 
 reference is the table as it last settled after a change, so a slow change (a card sliding a few
 millimetres per frame) accumulates until it is noticed instead of hiding under the per-frame
 threshold; flicker of the light is absorbed by comparing after removing the median brightness
-change.
+change. The arm watcher's mask adds what changed in colour alone (a sleeve of the cloth's
+brightness), against a chroma reference of its own.
 
 >>> import numpy as np
 >>> gate = MotionGate(scale=0.25)
@@ -34,14 +35,27 @@ class MotionGate:
     (:meth:`mark_looked`): :meth:`fresh` is what changed since the detector last looked there, so
     a hand resting still on the table is not looked at again and again, while anything that
     moved between two looks (a card landing on a frame the detector skipped) is. ``last_mask``
-    (the changed pixels of the last frame, at ``scale``) is what :class:`vision.attribution.ArmWatcher`
+    (the changed pixels of the last frame, at ``scale``) is what the detector is sent to look at;
+    ``arm_mask`` adds what changed in colour only, and is what :class:`vision.attribution.ArmWatcher`
     follows arms in.
     """
 
     def __init__(self, scale: float = 0.25, threshold: int = 18, min_area_px: int = 6,
-                 pad_px: int = 4, settle_frames: int = 2) -> None:
+                 pad_px: int = 4, settle_frames: int = 2, chroma_threshold: int | None = 30) -> None:
         self.scale = scale
         self.threshold = threshold
+        # A sleeve of the cloth's brightness (purple on green felt: 12 grey levels apart, Cr 62 and
+        # Cb 43) is hardly a change in grey: the arm reaching across the table was missing from
+        # the arm watcher's blobs, and its player's copy of a contest with it was lost (fresh clip
+        # 5760: dev's arm, three contests on ben's side). For the arms only, colour images are
+        # also compared in chroma (Cr, Cb) against a reference of their own, with this threshold
+        # (the detector is still sent where grey levels changed: in colour too, on 38 older
+        # clips, three plays were lost and five rounds went wrong).
+        self.chroma_threshold = chroma_threshold
+        self._chroma_reference: np.ndarray | None = None
+        self._chroma_previous: np.ndarray | None = None
+        self._chroma_still: np.ndarray | None = None
+        self.arm_mask: np.ndarray | None = None  # last_mask, plus what changed in colour only
         self.min_area_px = min_area_px  # in downscaled pixels
         self.pad_px = pad_px
         self.settle_frames = settle_frames
@@ -69,6 +83,8 @@ class MotionGate:
         self._still = None
         self._looked = None
         self.last_mask = None
+        self._chroma_reference = None
+        self.arm_mask = None
 
     def update(self, image: np.ndarray) -> list[Box]:
         self.frames += 1
@@ -82,6 +98,8 @@ class MotionGate:
             self._looked = None  # nothing looked at yet: everything is fresh
             self._small_now = small
             self.last_mask = np.ones(small.shape, bool)
+            self._chroma_reference = None
+            self._update_arm_mask(image)
             self.active_frames += 1
             return [(0, 0, w, h)]
         changed = self._mask(small, self._reference)
@@ -97,11 +115,48 @@ class MotionGate:
         self._previous = small
         self._small_now = small
         self.last_mask = changed
+        self._update_arm_mask(image)
         boxes = self._boxes(changed)
         if not boxes:
             return []
         self.active_frames += 1
         return self._to_image(boxes)
+
+    def _update_arm_mask(self, image: np.ndarray) -> None:
+        """``arm_mask``: ``last_mask``, plus where the chroma changed against its own reference,
+        which settles like the grey one (spot by spot, once still)."""
+        self.arm_mask = self.last_mask
+        if image.ndim == 2 or self.chroma_threshold is None:
+            return
+        import cv2
+
+        h, w = self.last_mask.shape
+        # (chroma only needs to tell a sleeve from the cloth: a cheap resize will do)
+        small = cv2.resize(image, (w, h), interpolation=cv2.INTER_LINEAR)
+        chroma = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), (3, 3), 0)
+        chroma = np.ascontiguousarray(chroma.transpose(2, 0, 1)[1:])
+        if self._chroma_reference is None or self._chroma_reference.shape != chroma.shape:
+            self._chroma_reference = chroma.copy()
+            self._chroma_previous = chroma
+            self._chroma_still = np.zeros((h, w), np.uint8)
+            return
+        changed = self._chroma_mask(chroma, self._chroma_reference)
+        moving = self._chroma_mask(chroma, self._chroma_previous)
+        self._chroma_still = np.where(moving, 0, np.minimum(self._chroma_still.astype(np.int16) + 1, 255)).astype(np.uint8)
+        settled = changed & (self._chroma_still >= self.settle_frames)
+        if settled.any():
+            self._chroma_reference[:, settled] = chroma[:, settled]
+        self._chroma_previous = chroma
+        self.arm_mask = self.last_mask | changed
+
+    def _chroma_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Where the chroma planes ``a`` differ from ``b`` (the light's colour change removed)."""
+        import cv2
+
+        mask = _changed(a[0], b[0], self.chroma_threshold) | _changed(a[1], b[1], self.chroma_threshold)
+        if mask.any():
+            mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        return mask.astype(bool)
 
     def _to_image(self, boxes: list[tuple[int, int, int, int]]) -> list[Box]:
         h, w = self._shape
@@ -145,9 +200,7 @@ class MotionGate:
         """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""
         import cv2
 
-        shift = int(_median(a)) - int(_median(b))
-        diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
-        mask = (diff > self.threshold).astype(np.uint8)
+        mask = _changed(a, b, self.threshold)
         if mask.any():
             mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return mask.astype(bool)
@@ -163,6 +216,16 @@ class MotionGate:
     @property
     def active_fraction(self) -> float:
         return self.active_frames / self.frames if self.frames else 0.0
+
+
+def _changed(a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
+    """uint8 1 where the plane ``a`` differs from ``b`` by more than ``threshold``, once the median
+    change (the light turned up or down, or warmer) is taken off."""
+    import cv2
+
+    shift = int(_median(a)) - int(_median(b))
+    diff = cv2.absdiff(a, cv2.add(b, shift) if shift >= 0 else cv2.subtract(b, -shift))
+    return (diff > threshold).astype(np.uint8)
 
 
 def _median(image: np.ndarray) -> float:

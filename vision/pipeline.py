@@ -306,7 +306,7 @@ class Pipeline:
         rectified_small = self._small_view(frame.image)
         changed = self.gate.update(rectified_small)
         scale = self.gate.scale
-        self.arms.update(frame.t, self.gate.last_mask, lambda p: self.rectifier.to_mm(np.asarray(p) / scale))
+        self.arms.update(frame.t, self.gate.arm_mask, lambda p: self.rectifier.to_mm(np.asarray(p) / scale))
         busy = bool(changed) or frame.t - self._last_active_t < 0.4 or self.reader.wants_reads()
         out: list[dict[str, Any]] = []
         if busy:
