@@ -102,16 +102,7 @@ class MotionGate:
             self._update_arm_mask(image)
             self.active_frames += 1
             return [(0, 0, w, h)]
-        changed = self._mask(small, self._reference)
-        moving = self._mask(small, self._previous)
-        # The reference moves on only where a change has finished (still for a few frames), spot
-        # by spot: a hand busy at one side of the table does not keep a card that landed at the
-        # other side "changed", while a slow slide never matches the reference, so it adds up
-        # until it crosses the threshold.
-        self._still = np.where(moving, 0, np.minimum(self._still.astype(np.int16) + 1, 255)).astype(np.uint8)
-        settled = changed & (self._still >= self.settle_frames)
-        if settled.any():
-            self._reference[settled] = small[settled]
+        changed, self._still = self._settle(small, self._reference, self._previous, self._still, self.threshold)
         self._previous = small
         self._small_now = small
         self.last_mask = changed
@@ -140,23 +131,25 @@ class MotionGate:
             self._chroma_previous = chroma
             self._chroma_still = np.zeros((h, w), np.uint8)
             return
-        changed = self._chroma_mask(chroma, self._chroma_reference)
-        moving = self._chroma_mask(chroma, self._chroma_previous)
-        self._chroma_still = np.where(moving, 0, np.minimum(self._chroma_still.astype(np.int16) + 1, 255)).astype(np.uint8)
-        settled = changed & (self._chroma_still >= self.settle_frames)
-        if settled.any():
-            self._chroma_reference[:, settled] = chroma[:, settled]
+        changed, self._chroma_still = self._settle(chroma, self._chroma_reference, self._chroma_previous,
+                                                   self._chroma_still, self.chroma_threshold)
         self._chroma_previous = chroma
         self.arm_mask = self.last_mask | changed
 
-    def _chroma_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Where the chroma planes ``a`` differ from ``b`` (the light's colour change removed)."""
-        import cv2
-
-        mask = _changed(a[0], b[0], self.chroma_threshold) | _changed(a[1], b[1], self.chroma_threshold)
-        if mask.any():
-            mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        return mask.astype(bool)
+    def _settle(self, now: np.ndarray, reference: np.ndarray, previous: np.ndarray, still: np.ndarray,
+                threshold: int) -> tuple[np.ndarray, np.ndarray]:
+        """What changed in ``now`` against ``reference`` (updated in place), and the frames each
+        pixel has been still, after ``still``. The reference moves on only where a change has
+        finished (still for a few frames), spot by spot: a hand busy at one side of the table does
+        not keep a card that landed at the other side "changed", while a slow slide never matches
+        the reference, so it adds up until it crosses the threshold."""
+        changed = self._mask(now, reference, threshold)
+        moving = self._mask(now, previous, threshold)
+        still = np.where(moving, 0, np.minimum(still.astype(np.int16) + 1, 255)).astype(np.uint8)
+        settled = changed & (still >= self.settle_frames)
+        if settled.any():
+            reference[..., settled] = now[..., settled]
+        return changed, still
 
     def _to_image(self, boxes: list[tuple[int, int, int, int]]) -> list[Box]:
         h, w = self._shape
@@ -196,11 +189,14 @@ class MotionGate:
             if c > a and d > b:
                 self._looked[b:d, a:c] = self._small_now[b:d, a:c]
 
-    def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Where ``a`` differs from ``b`` (a global brightness change, flickering light, removed)."""
+    def _mask(self, a: np.ndarray, b: np.ndarray, threshold: int | None = None) -> np.ndarray:
+        """Where ``a`` differs from ``b`` by more than ``threshold`` (the grey one unless given) in
+        any plane (a global brightness change, flickering light, removed)."""
         import cv2
 
-        mask = _changed(a, b, self.threshold)
+        threshold = self.threshold if threshold is None else threshold
+        planes = zip(a, b) if a.ndim == 3 else [(a, b)]
+        mask = np.bitwise_or.reduce([_changed(pa, pb, threshold) for pa, pb in planes])
         if mask.any():
             mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return mask.astype(bool)
