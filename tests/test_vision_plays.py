@@ -2827,3 +2827,42 @@ def test_a_read_no_play_fits_beside_a_contest_is_no_card_to_split_its_arms_with(
         assert (two.player, two.hidden_rival, two.split_pair) == ("ana", None, True)
     else:
         assert (two.player, two.hidden_rival[0], two.split_pair) == ("cy", "ana", False)
+
+
+def test_the_hand_of_an_inferred_copy_seen_again_at_its_pile_is_withdrawing_not_bringing_another():
+    """ben's 2H reached the pile 20 ms after cy's and was never read: a copy inferred from his arm.
+    Seen at the pile again 0.8 s later, as dee's 3H lands there, that arm is his hand withdrawing
+    (fresh clip 5706: ben's hand leaving a 2S tie was taken for a phantom second copy of dev's
+    3S), not a second copy of the 3H."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    scene.play("3H", "dee", 0, 2.9)
+    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, "2H", 2.0), "3H", 2.9)
+    cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
+    arms = _TwoArms([(2.0 - 0.16, cy), (2.02 - 0.16, ben), (2.9 - 0.16, dee), (2.9 - 0.12, ben)])
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] != "AH") == [
+        ("2H", "ben"), ("2H", "cy"), ("3H", "dee")]
+
+
+@pytest.mark.parametrize("cy_left, ben_seen_leaving", [(2.2, False), (2.5, False), (2.2, True)])
+def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_brings_a_copy_only_if_seen_leaving(
+        cy_left, ben_seen_leaving):
+    """As above, but ben's arm is seen at the pile only through trails that lead to other sides
+    too (a hand busy at his own layout by the pile, whose moves joined cy's way in: fresh clips
+    5664, 5682, 5685 and 5716): never seen leaving, it brings no copy, however long cy's arm stayed
+    and though ben played nowhere else. Seen leaving, it does."""
+    from vision.attribution import SharedTrail
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    _covered_then_lying(frames, "2H", cy_left, None)
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), cy_left),
+                         (2.02 - 0.16, SharedTrail(scene.seat_point(1)), 2.25)], rested=False)
+    if not ben_seen_leaving:
+        arms.gone.pop("side1")
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    assert {o["player"] for o in obs if o["card"] == "2H"} == ({"cy", "ben"} if ben_seen_leaving else {"cy"})

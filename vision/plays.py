@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, Forearm, mean_axis
+from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, Forearm, SharedTrail, mean_axis
 from vision.calibrate import point_in_polygon
 from referee.cards import Card, UnknownCard
 from referee.nerts import fits
@@ -409,6 +409,9 @@ class Landing:
     misread_of: str | None = None
     # ((top's contact, its contact), the arms' visits to its pile between them), see _misread_rank
     visits_since_top: "tuple[tuple[float, float], int | None] | None" = None
+    # the hidden copy's arm was seen at the pile only through trails that led to other sides too
+    # (SharedTrail): its copy needs that arm seen leaving (see _copy_may_stand)
+    rival_trail_only: bool = False
 
     @property
     def path(self) -> list:
@@ -665,6 +668,8 @@ class PlayReader:
         t_seen = landing.t_rest
         since = self._arms_since(landing.rest, landing.track.label)
 
+        trail_only: set[str] = set()
+
         def arms_from(t0: float) -> list[tuple[float, str]]:
             reached: list[tuple[float, str]] = []
             for t_arm, entry in self._reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
@@ -675,6 +680,8 @@ class PlayReader:
                         (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
                                                        or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
                     reached.append((t_arm, who))
+                    if isinstance(entry, SharedTrail):
+                        trail_only.add(who)
             return reached
 
         t0 = t_seen - self.s.arm_before_s
@@ -709,6 +716,7 @@ class PlayReader:
             return  # its path names a third player: the arms are not this card's contest
         if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
             self._set_arm_contest(landing, mine, other, path_less)
+            landing.rival_trail_only = other[1] in trail_only
             spare = [r for r in reached if r not in (mine, other) and abs(r[0] - mine[0]) <= self.s.arm_contest_s]
             landing.contest_arms = (mine, sorted(spare, key=lambda r: abs(r[0] - mine[0])), path_less)
 
@@ -723,6 +731,7 @@ class PlayReader:
         # the pile), or a play and a reach past it: only the arm seen taking a copy back off the
         # pile makes it one (see _report_arm_contest), and the arms' times say little about order.
         landing.rival_needs_takeback = apart > self.s.arm_contest_s
+        landing.rival_trail_only = False  # (told by the caller that knows how the arm was seen)
         landing.arms_apart = apart
         landing.arm_arrivals = {mine[1]: mine[0], other[1]: other[0]}
         sigma = max(self.s.arm_contest_sigma_ms, 1000.0 * apart if landing.rival_needs_takeback else 0.0)
@@ -1203,10 +1212,21 @@ class PlayReader:
         a contest's copy back off it, less than ``rearrive_s`` before ``t``: their arm seen reaching
         it again is that hand withdrawing, not one bringing a new card (fresh dev clip 5321: ben's
         arm, carrying his 2H back, "reached" the pile again 0.07 s after it was seen leaving and was
-        inferred as a second 3H there)."""
-        return any(who == player and 0.0 < t - tc < self.s.rearrive_s
-                   and math.hypot(where[0] - spot[0], where[1] - spot[1]) <= self.s.withdraw_near_mm
-                   for who, tc, where, g in self._plays if g is None)
+        inferred as a second 3H there). So does a copy inferred for them on this very pile, whose
+        seen copy was reported, reported itself or still due: their arm was at the pile either way
+        (fresh clip 5706: ben's hand leaving a 2S tie, his copy still due, "reached" the pile again
+        as dev's 3S landed there, and was inferred as a phantom second 3S). (Not one still pending,
+        nor one beside: that may be a phantom whose arm was really bringing this card, 5682.)"""
+        def near(where: Point, inferred: bool) -> bool:
+            within = self.registry.join_mm if inferred else self.s.withdraw_near_mm
+            return math.hypot(where[0] - spot[0], where[1] - spot[1]) <= within
+
+        if any(who == player and 0.0 < t - tc < self.s.rearrive_s and near(where, g is not None)
+               for who, tc, where, g in self._plays):
+            return True
+        return any(p.hidden_rival is not None and p.hidden_rival[0] == player and not p.canceled
+                   and near(p.rest, True) and 0.0 < t - p.hidden_rival[1].t < self.s.rearrive_s
+                   for p, _, _ in self._hidden)
 
     @staticmethod
     def _rest_axis(samples: list, i: int) -> float | None:
@@ -2885,7 +2905,13 @@ class PlayReader:
         the second arm was seen leaving the pile, or the seen copy's arm lingered
         (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343 and 5153: two
         phantom copies, 5242: one), and with no copy there is nothing to wait for."""
-        return landing.hidden_rival[0] in left or self._lingered(landing, left) or self._reached_for_nothing_else(landing)
+        if landing.hidden_rival[0] in left:
+            return True
+        # (an arm seen at the pile only through trails that led to other sides too, never seen
+        # leaving, may be a hand busy at its own layout by the pile whose moves joined the seen
+        # arm's way: fresh clips 5664, 5682, 5685 and 5716, four phantom copies for the player
+        # whose edge the pile lay near)
+        return not landing.rival_trail_only and (self._lingered(landing, left) or self._reached_for_nothing_else(landing))
 
     def _reached_for_nothing_else(self, landing: Landing) -> bool:
         """Whether the second arm came with the seen one (within ``arm_contest_s``) and its player
