@@ -2846,23 +2846,29 @@ def test_the_hand_of_an_inferred_copy_seen_again_at_its_pile_is_withdrawing_not_
         ("2H", "ben"), ("2H", "cy"), ("3H", "dee")]
 
 
-@pytest.mark.parametrize("cy_left, ben_seen_leaving", [(2.2, False), (2.5, False), (2.2, True)])
-def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_brings_a_copy_only_if_seen_leaving(
-        cy_left, ben_seen_leaving):
-    """As above, but ben's arm is seen at the pile only through trails that lead to other sides
-    too (a hand busy at his own layout by the pile, whose moves joined cy's way in: fresh clips
-    5664, 5682, 5685 and 5716): never seen leaving, it brings no copy, however long cy's arm stayed
-    and though ben played nowhere else. Seen leaving, it does."""
+@pytest.mark.parametrize("ben_left, cy_seen_leaving, slot, cys_copy", [
+    (2.2, False, 0, False), (2.5, False, 0, False),  # by cy's edge, never seen leaving: no copy
+    (2.2, True, 0, True),  # seen leaving: her copy
+    (2.2, False, 5, True),  # 295 mm from her edge: a reach from her seat, as before
+])
+def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_by_its_edge_needs_to_be_seen_leaving(
+        ben_left, cy_seen_leaving, slot, cys_copy):
+    """ben's 2H goes down on a pile by cy's edge, and cy's arm is seen at the pile only through
+    trails that lead to other sides too: her hand busy at her own layout beside it, its moves
+    joined to ben's way in (fresh clips 5664, 5682, 5685 and 5716, phantom copies for the player
+    whose edge the pile lay 188-198 mm from). Never seen leaving, that arm brings no copy, however
+    long ben's arm stayed and though cy played nowhere else; seen leaving, it does. On a pile
+    farther from her edge (fresh clip 5697: a real 2S copy 299 mm from it) it counts as before."""
     from vision.attribution import SharedTrail
 
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
-    scene.play("AH", "ana", 0, 1.0)
-    scene.play("2H", "cy", 0, 2.0)
+    scene.play("AH", "ana", slot, 1.0)
+    scene.play("2H", "ben", slot, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    _covered_then_lying(frames, "2H", cy_left, None)
-    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), cy_left),
-                         (2.02 - 0.16, SharedTrail(scene.seat_point(1)), 2.25)], rested=False)
-    if not ben_seen_leaving:
+    _covered_then_lying(frames, "2H", ben_left, None)
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(1), ben_left),
+                         (2.02 - 0.16, SharedTrail(scene.seat_point(2)), 2.25)], rested=False)
+    if not cy_seen_leaving:
         arms.gone.pop("side1")
     obs, _ = _read(scene, frames, 3.5, arms=arms)
-    assert {o["player"] for o in obs if o["card"] == "2H"} == ({"cy", "ben"} if ben_seen_leaving else {"cy"})
+    assert {o["player"] for o in obs if o["card"] == "2H"} == ({"ben", "cy"} if cys_copy else {"ben"})

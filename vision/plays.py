@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.attribution import AXIS_OVERRULES_BELOW, ArmWatcher, Attributor, Forearm, SharedTrail, mean_axis
+from vision.attribution import AXIS_OVERRULES_BELOW, NEAR_SIDE_MM, ArmWatcher, Attributor, Forearm, SharedTrail, mean_axis
 from vision.calibrate import point_in_polygon
 from referee.cards import Card, UnknownCard
 from referee.nerts import fits
@@ -410,7 +410,8 @@ class Landing:
     # ((top's contact, its contact), the arms' visits to its pile between them), see _misread_rank
     visits_since_top: "tuple[tuple[float, float], int | None] | None" = None
     # the hidden copy's arm was seen at the pile only through trails that led to other sides too
-    # (SharedTrail): its copy needs that arm seen leaving (see _copy_may_stand)
+    # (SharedTrail), the pile lying by its player's edge, while the seen copy's arm was seen as an
+    # arm of its own: its copy needs that arm seen leaving (see _copy_may_stand)
     rival_trail_only: bool = False
 
     @property
@@ -716,9 +717,21 @@ class PlayReader:
             return  # its path names a third player: the arms are not this card's contest
         if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
             self._set_arm_contest(landing, mine, other, path_less)
-            landing.rival_trail_only = other[1] in trail_only
+            landing.rival_trail_only = other[1] in trail_only and mine[1] not in trail_only and \
+                self._by_own_edge(other[1], landing.rest)
             spare = [r for r in reached if r not in (mine, other) and abs(r[0] - mine[0]) <= self.s.arm_contest_s]
             landing.contest_arms = (mine, sorted(spare, key=lambda r: abs(r[0] - mine[0])), path_less)
+
+    def _by_own_edge(self, player: str, spot: Point) -> bool:
+        """Whether ``spot`` lies within ``NEAR_SIDE_MM`` of ``player``'s edge of the table (their
+        seat's distance from it, across the table's middle), where their own layout lies."""
+        anchor = self.attributor.anchors.get(player)
+        if anchor is None:
+            return False
+        cx, cy = np.mean(np.asarray(self.cfg.zones.common, dtype=float), axis=0)
+        nx, ny = anchor[0] - cx, anchor[1] - cy
+        norm = math.hypot(nx, ny)
+        return norm > 0 and ((anchor[0] - spot[0]) * nx + (anchor[1] - spot[1]) * ny) / norm < NEAR_SIDE_MM
 
     def _set_arm_contest(self, landing: Landing, mine: tuple[float, str], other: tuple[float, str],
                          path_less: bool) -> None:
@@ -2907,10 +2920,11 @@ class PlayReader:
         phantom copies, 5242: one), and with no copy there is nothing to wait for."""
         if landing.hidden_rival[0] in left:
             return True
-        # (an arm seen at the pile only through trails that led to other sides too, never seen
-        # leaving, may be a hand busy at its own layout by the pile whose moves joined the seen
-        # arm's way: fresh clips 5664, 5682, 5685 and 5716, four phantom copies for the player
-        # whose edge the pile lay near)
+        # (an arm seen at a pile by its player's edge only through trails that led to other sides
+        # too, never seen leaving, may be a hand busy at its own layout whose moves joined the seen
+        # arm's way: fresh clips 5664, 5682, 5685 and 5716, four phantom copies, piles 188-198 mm
+        # from that player's edge; 5697's real 2S copy, 299 mm from it, and 5701's 3D, whose seen
+        # arm was seen so too, are kept)
         return not landing.rival_trail_only and (self._lingered(landing, left) or self._reached_for_nothing_else(landing))
 
     def _reached_for_nothing_else(self, landing: Landing) -> bool:
