@@ -481,28 +481,6 @@ def test_a_hand_that_left_the_spot_and_came_back_is_a_second_visit(away_frames, 
     assert arms.visits((300.0, 220.0), 0.5, 9.0) is None  # from before the first frame kept
 
 
-@pytest.mark.parametrize("at_left_edge, reached", [(None, True), ("specks", True), ("hand", False)])
-def test_a_forearm_from_a_side_whose_own_hand_moves_at_its_edge_is_other_arms(at_left_edge, reached):
-    """A blob running straight from the spot towards the left side's middle, crossing no edge, is a
-    forearm from the left whose root settled, unless a hand-sized piece of its own moves at that
-    edge near its middle, apart from the blob: the left player's hand is there, and the blob is other
-    arms crowding the pile (fresh clip 5501: three arms at a 3H, a phantom copy for ana, whose hand
-    moved at her edge). The specks of a still arm's root settling are no hand (fresh clip 5789)."""
-    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
-    arms = ArmWatcher()
-    for k in range(6):
-        m = np.zeros((120, 200), bool)
-        m[60:120, 148:153] = True  # an arm from the bottom edge up to the spot
-        m[58:63, 40:150] = True  # from 160 mm inside the left edge to the spot
-        if at_left_edge == "specks":
-            m[50:52, 0:2] = m[64:66, 0:2] = True
-        elif at_left_edge == "hand":
-            m[52:66, 0:12] = True  # 56 x 48 mm, 112 mm short of the blob
-        arms.update(1.0 + k / 30, m, _to_mm)
-    sides = {"left" if where[1] < 400 else "bottom" for _, where in arms.reaches(spot, 0.9, 1.5)}
-    assert sides == ({"bottom", "left"} if reached else {"bottom"})
-
-
 @pytest.mark.parametrize("own_frame", [None, 1])
 def test_an_arm_seen_only_through_a_shared_trail_says_so(own_frame):
     """The arm found through a trail shared with another side is reported as a ``SharedTrail``

@@ -585,7 +585,7 @@ class ArmWatcher:
             sides.update({side: Trailed(where) for side, where in
                           self._roots_in_trail(blob, mask, trail, spot_mm, share, set(sides)).items()})
         if rootless:
-            sides.update(self._arms_without_root(blob, spot_mm, set(sides), mask))
+            sides.update(self._arms_without_root(blob, spot_mm, set(sides)))
         return sides
 
     def _roots_in_trail(self, blob: np.ndarray, mask: np.ndarray, trail: np.ndarray,
@@ -659,18 +659,14 @@ class ArmWatcher:
         return {side: where for side, where in sides.items() if side == best or towards(side) >= near}
 
     def _arms_without_root(self, blob: np.ndarray, spot_mm: tuple[float, float], crossed: set[str],
-                           mask: np.ndarray | None = None, near_mm: float = 50.0, far_mm: float = NEAR_SIDE_MM,
-                           cover: float = 0.75, root_mm: float = 120.0) -> dict[str, tuple[float, float]]:
+                           near_mm: float = 50.0, far_mm: float = NEAR_SIDE_MM, cover: float = 0.75
+                           ) -> dict[str, tuple[float, float]]:
         """Sides not in ``crossed`` from which the blob runs straight to the spot: at least
         ``cover`` of the line from the spot towards the side's middle, ``near_mm`` to ``far_mm``
         out, lies in it (a forearm from the other side of a long reach, whose root at the edge
         settled into the motion reference while the other player's arm, crossing its own edge,
         kept the blob: 8 fresh 60 s dev clips, three contests whose second arm was never found).
-        Each with the line's farthest point in the blob (mm), towards the arm's player. Not a side
-        whose player's hand shows in ``mask`` at their edge apart from the blob, within ``root_mm``
-        of the side's middle (:meth:`_rooted_apart`): the blob is other arms (fresh clip 5501:
-        three arms crowding a pile, one blob running towards ana's side while her hand moved at
-        her edge; a phantom copy for her)."""
+        Each with the line's farthest point in the blob (mm), towards the arm's player."""
         h, w = blob.shape
         (x0, y0), sx, sy = self._spot_px(blob.shape, spot_mm)
         middles = {"left": (0.0, h / 2), "top": (w / 2, 0.0), "right": (float(w), h / 2), "bottom": (w / 2, float(h))}
@@ -688,35 +684,11 @@ class ArmWatcher:
             inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
             hit = np.zeros(len(steps), bool)
             hit[inside] = blob[ys[inside], xs[inside]]
-            if hit.mean() >= cover and not (mask is not None and self._rooted_apart(mask, blob, side, root_mm)):
+            if hit.mean() >= cover:
                 k = int(np.nonzero(hit)[0][-1])
                 out[side] = Forearm((float(spot_mm[0] + steps[k] * dx_mm / length),
                                      float(spot_mm[1] + steps[k] * dy_mm / length)))
         return out
-
-    def _rooted_apart(self, mask: np.ndarray, blob: np.ndarray, side: str, root_mm: float,
-                      least_mm2: float = 2500.0) -> bool:
-        """Whether ``mask``, less ``blob``, holds a piece of ``least_mm2`` or more (a hand, not the
-        specks of a still arm's root settling) that crosses the edge of ``side`` within ``root_mm``
-        of its middle: an arm there, not joined to the blob."""
-        import cv2
-
-        h, w = mask.shape
-        e = self.edge_px + self.join_px
-        _, sx, sy = self._spot_px(mask.shape, (0.0, 0.0))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats((mask.astype(bool) & ~blob).astype(np.uint8), connectivity=8)
-        if n < 2:
-            return False
-        if side in ("top", "bottom"):
-            r = int(math.ceil(root_mm * sx))
-            band = labels[:e] if side == "top" else labels[h - e:]
-            band = band[:, max(w // 2 - r, 0):w // 2 + r + 1]
-        else:
-            r = int(math.ceil(root_mm * sy))
-            band = labels[:, :e] if side == "left" else labels[:, w - e:]
-            band = band[max(h // 2 - r, 0):h // 2 + r + 1]
-        least_px = least_mm2 * sx * sy
-        return any(stats[k, cv2.CC_STAT_AREA] >= least_px for k in np.unique(band) if k > 0)
 
     def _crossings(self, blob: np.ndarray, shape: tuple[int, int], share: float) -> dict[str, tuple[float, float]]:
         h, w = shape
