@@ -1228,18 +1228,23 @@ class PlayReader:
         inferred as a second 3H there). So does a copy inferred for them on this very pile, whose
         seen copy was reported, reported itself or still due: their arm was at the pile either way
         (fresh clip 5706: ben's hand leaving a 2S tie, his copy still due, "reached" the pile again
-        as dev's 3S landed there, and was inferred as a phantom second 3S). (Not one still pending,
-        nor one beside: that may be a phantom whose arm was really bringing this card, 5682.)"""
+        as dev's 3S landed there, and was inferred as a phantom second 3S), once the contest's
+        window (``arm_contest_wide_s``) has passed: an arm within it is that copy's own, whose card
+        may be followed after all (fresh clip 5776: ben's copy of a 2H tie, tracked 30 mm from
+        cleo's). (Not one still pending, nor one beside: that may be a phantom whose arm was really
+        bringing this card, 5682.)"""
         def near(where: Point, inferred: bool) -> bool:
             within = self.registry.join_mm if inferred else self.s.withdraw_near_mm
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) <= within
 
-        if any(who == player and 0.0 < t - tc < self.s.rearrive_s and near(where, g is not None)
+        def since(tc: float, inferred: bool) -> bool:
+            return (self.s.arm_contest_wide_s if inferred else 0.0) < t - tc < self.s.rearrive_s
+
+        if any(who == player and since(tc, g is not None) and near(where, g is not None)
                for who, tc, where, g in self._plays):
             return True
         return any(p.hidden_rival is not None and p.hidden_rival[0] == player and not p.canceled
-                   and near(p.rest, True) and 0.0 < t - p.hidden_rival[1].t < self.s.rearrive_s
-                   for p, _, _ in self._hidden)
+                   and near(p.rest, True) and since(p.hidden_rival[1].t, True) for p, _, _ in self._hidden)
 
     @staticmethod
     def _rest_axis(samples: list, i: int) -> float | None:
