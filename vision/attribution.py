@@ -73,6 +73,7 @@ class Attributor:
         self.cfg = cfg
         w, h = cfg.zones.table_mm
         cx, cy = w / 2, h / 2
+        self.centre: Point = (cx, cy)
         self.anchors: dict[str, Point] = {}
         self.backs: dict[str, str] = {str(p["name"]): str(p.get("back", "")).lower() for p in cfg.players}
         for name, angle in cfg.seat_angles().items():
@@ -89,6 +90,18 @@ class Attributor:
         self.axes: dict[str, float] = {
             name: (math.degrees(math.atan2(ay - cy, ax - cx)) + INDEX_AXIS_FROM_UP_DEG) % 180.0
             for name, (ax, ay) in self.anchors.items()}
+
+    def depth_from_seat(self, player: str, spot: Point) -> float | None:
+        """How far ``spot`` lies in from ``player``'s seat anchor, in mm along the line from it to
+        the table's centre (``None`` for an unknown player)."""
+        anchor = self.anchors.get(player)
+        if anchor is None:
+            return None
+        nx, ny = self.centre[0] - anchor[0], self.centre[1] - anchor[1]
+        norm = math.hypot(nx, ny)
+        if norm == 0:
+            return None
+        return ((spot[0] - anchor[0]) * nx + (spot[1] - anchor[1]) * ny) / norm
 
     def fits_axis(self, player: str | None, axis: float | None) -> bool:
         """Whether a card lying at ``axis`` (``None``: unknown) may have been put down by ``player``."""
@@ -412,10 +425,11 @@ class ArmWatcher:
                     # more: fresh clip 5660, an arm's trail crossing dev's way 200 mm from his 2C
                     # made two frames of a second arm there, a phantom copy; an arm whose root went
                     # still stays there as long as the trail holds it)
-                    needed = min_frames + (TRAIL_ONLY_FRAMES if all(isinstance(w, SharedTrail) for _, w in runs[side]) else 0)
+                    shared_only = all(isinstance(w, SharedTrail) for _, w in runs[side])
+                    needed = min_frames + (TRAIL_ONLY_FRAMES if shared_only else 0)
                     if len(runs[side]) >= needed and t >= t0 and self._came_since(start, first, since) \
                             and side not in refused:
-                        if isinstance(where, SharedTrail) and not all(isinstance(w, SharedTrail) for _, w in runs[side]):
+                        if isinstance(where, SharedTrail) and not shared_only:
                             where = Trailed(where)  # (seen through a trail of its own too)
                         reach = (first if side in resumed else self._arrived(start, first, t0), where)
                         if keep is None or keep(*reach):

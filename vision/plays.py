@@ -716,35 +716,25 @@ class PlayReader:
         else:
             return  # its path names a third player: the arms are not this card's contest
         if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
-            self._set_arm_contest(landing, mine, other, path_less)
-            landing.rival_trail_only = other[1] in trail_only and mine[1] not in trail_only and \
-                self._by_own_edge(other[1], landing.rest)
+            depth = self.attributor.depth_from_seat(other[1], landing.rest)
+            by_own_edge = depth is not None and depth < NEAR_SIDE_MM
+            self._set_arm_contest(landing, mine, other, path_less,
+                                  rival_trail_only=other[1] in trail_only and mine[1] not in trail_only and by_own_edge)
             spare = [r for r in reached if r not in (mine, other) and abs(r[0] - mine[0]) <= self.s.arm_contest_s]
             landing.contest_arms = (mine, sorted(spare, key=lambda r: abs(r[0] - mine[0])), path_less)
 
-    def _by_own_edge(self, player: str, spot: Point) -> bool:
-        """Whether ``spot`` lies within ``NEAR_SIDE_MM`` of ``player``'s edge of the table (their
-        seat's distance from it, across the table's middle), where their own layout lies."""
-        anchor = self.attributor.anchors.get(player)
-        if anchor is None:
-            return False
-        cx, cy = np.mean(np.asarray(self.cfg.zones.common, dtype=float), axis=0)
-        nx, ny = anchor[0] - cx, anchor[1] - cy
-        norm = math.hypot(nx, ny)
-        return norm > 0 and ((anchor[0] - spot[0]) * nx + (anchor[1] - spot[1]) * ny) / norm < NEAR_SIDE_MM
-
     def _set_arm_contest(self, landing: Landing, mine: tuple[float, str], other: tuple[float, str],
-                         path_less: bool) -> None:
+                         path_less: bool, rival_trail_only: bool = False) -> None:
         """Make ``landing`` one copy of a contest: its own arm ``mine`` and the hidden copy's arm
         ``other`` ((arrival, player) each), every copy timed from its arm (see
-        :meth:`_contest_by_arms`)."""
+        :meth:`_contest_by_arms`). ``rival_trail_only``: see ``Landing.rival_trail_only``."""
         t_seen = landing.t_rest
         apart = abs(other[0] - mine[0])
         # Arms farther apart than arm_contest_s may still be a contest (a hand that waited beside
         # the pile), or a play and a reach past it: only the arm seen taking a copy back off the
         # pile makes it one (see _report_arm_contest), and the arms' times say little about order.
         landing.rival_needs_takeback = apart > self.s.arm_contest_s
-        landing.rival_trail_only = False  # (told by the caller that knows how the arm was seen)
+        landing.rival_trail_only = rival_trail_only
         landing.arms_apart = apart
         landing.arm_arrivals = {mine[1]: mine[0], other[1]: other[0]}
         sigma = max(self.s.arm_contest_sigma_ms, 1000.0 * apart if landing.rival_needs_takeback else 0.0)
