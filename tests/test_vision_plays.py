@@ -2872,3 +2872,94 @@ def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_by_its_ed
         arms.gone.pop("side1")
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert {o["player"] for o in obs if o["card"] == "2H"} == ({"ben", "cy"} if cys_copy else {"ben"})
+
+
+
+@pytest.mark.parametrize("apart_mm, landed", [(0.0, True), (10.0, True), (16.0, False)])
+def test_a_card_read_twice_a_little_apart_then_covered_at_once_has_landed(apart_mm, landed):
+    """A card read only twice on its pile, 0.4 s apart, the first time half under the hand (its
+    centre placed a few mm off), then covered by the next card: it lay there, its own play (fresh
+    clip 5709: a 2H contest's copy read 10 mm apart, then covered by the 3H, was found under it with
+    no owner, and its arms were taken for the 3H's). Reads farther apart are a hand moving it."""
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("3H", "ben", 0, 3.0)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker = CardTracker(fps=scene.fps)
+    reader = PlayReader(cfg, scene.fps, arms=_Arm(scene.seat_point(2), reached=2.0 - 0.16))  # cy's arm
+    x, y = scene.slots[0]
+    two = CardTrack(10_000, "2H")  # cy's, put down at 2.0 s, read at 2.4 s and 2.8 s only
+    obs = []
+    for i, t, sightings in scene.frames(4.5):
+        tracker.update(sightings, i, t)
+        if i in (72, 84):
+            first = i == 72
+            two.samples.append(Sample(i, t, x + (apart_mm / 2 if first else -apart_mm / 2), y, 0.8, 0.5 if first else 0.0))
+            two.read_votes["2H"] += 0.8
+        obs += reader.update({**tracker.tracks, two.id: two} if two.samples else tracker.tracks, t)
+    obs = final_reports(obs + reader.flush(4.5))
+    plays = [(o["card"], o["player"]) for o in obs]
+    if landed:
+        assert plays == [("AH", "ana"), ("2H", "cy"), ("3H", "ben")]
+        (two_h,) = [o for o in obs if o["card"] == "2H"]
+        assert abs(two_h["t"] - 2.0) < 0.05  # timed by cy's arm, not between the AH and the 3H
+    else:
+        assert plays == [("AH", "ana"), ("2H", None), ("3H", "ben")]
+
+
+@pytest.mark.parametrize("off_mm, played", [(0.5, False), (30.0, True)])
+def test_a_card_read_again_where_it_was_last_seen_after_a_one_sighting_way_is_no_new_play(off_mm, played):
+    """A track of one sighting on a hand's way, joined to the card lying on a pile where a copy of
+    that card was played (the detector looks there again only once something moves near it): that
+    card read again, not a late copy put down on it (fresh clip 5655: ana's 2C on its way to
+    another clubs pile, joined to the 2C lying on this one, was reported there as an illegal play).
+    A copy put down elsewhere on the pile is a play, illegal."""
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=26, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AC", "ben", 0, 1.0)
+    scene.play("2C", "cy", 0, 2.0)
+    cfg = VisionConfig.from_dict(scene.config())
+    tracker, reader = CardTracker(fps=scene.fps), PlayReader(cfg, scene.fps)
+    again = CardTrack(10_000, "2C")
+    obs = []
+    for i, t, sightings in scene.frames(7.0):
+        if t > 2.6:  # the table still: the detector no longer looks at the pile
+            sightings[:] = [s for s in sightings if s.label != "2C"]
+        tracker.update(sightings, i, t)
+        if i >= 135 and i % 3 == 0:  # from 4.5 s, at the detector's pace
+            (lying,) = [tr for tr in tracker.tracks.values() if tr.label == "2C"]
+            if i == 135:  # 120 mm towards ana's seat, on her hand's way past the pile
+                sx, sy = scene.seat_point(0)
+                d = math.hypot(sx - lying.last.x, sy - lying.last.y)
+                x, y = lying.last.x + 120 * (sx - lying.last.x) / d, lying.last.y + 120 * (sy - lying.last.y) / d
+            else:
+                x, y = lying.last.x + off_mm, lying.last.y
+            again.samples.append(Sample(i, t, x, y, 0.8))
+            again.read_votes["2C"] += 0.8
+        obs += reader.update({**tracker.tracks, again.id: again} if again.samples else tracker.tracks, t)
+    obs = final_reports(obs + reader.flush(7.0))
+    twos = [(o["card"], o["player"]) for o in obs if o["card"] == "2C"]
+    assert twos == ([("2C", "cy"), ("2C", "ana")] if played else [("2C", "cy")])
+
+
+@pytest.mark.parametrize("slot, bens_copy", [(1, False), (2, True)])
+def test_the_hand_of_an_inferred_copy_reported_on_the_pile_beside_is_withdrawing(slot, bens_copy):
+    """ben's 2S reached its pile 20 ms after cy's and was never read: a copy inferred from his arm,
+    reported. Seen again 0.9 s later as dee's 2C lands on the clubs pile beside it (85 mm off),
+    that arm is his hand withdrawing from his 2S, as it would be from a card of his seen there
+    (fresh clip 5689: dev's hand leaving a 4S contest, taken for a phantom copy of cleo's 2C on
+    the pile beside). On a pile 170 mm off it counts as before."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AS", "ana", 0, 0.6)
+    scene.play("AC", "ana", slot, 1.2)
+    scene.play("2S", "cy", 0, 2.0)
+    scene.play("2C", "dee", slot, 2.9)
+    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, "2S", 2.0), "2C", 2.9)
+    cy, ben, dee = scene.seat_point(2), scene.seat_point(1), scene.seat_point(3)
+    arms = _TwoArms([(2.0 - 0.16, cy), (2.02 - 0.16, ben), (2.9 - 0.16, dee), (2.9 - 0.12, ben)])
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2S") == [("2S", "ben"), ("2S", "cy")]
+    assert sorted(o["player"] for o in obs if o["card"] == "2C") == (["ben", "dee"] if bens_copy else ["dee"])

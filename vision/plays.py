@@ -42,6 +42,11 @@ from vision.tracking import CardTrack, Sample
 class ReaderSettings:
     rest_mm: float = 4.0  # a card is still when its last samples stay within this distance
     rest_frames: int = 3  # ... for this many samples
+    # ... or two samples within this of their middle, for a card no longer seen (covered at once by
+    # the hands or the next card): a card first read half under a hand is placed a few mm off (fresh
+    # clip 5709: a 2H contest's copy read 10 mm apart 0.4 s apart under the hands, then covered by
+    # the 3H; it never landed, the 3H took its arms, and both copies were lost)
+    covered_rest_mm: float = 6.0
     # ... or alternate this many times between two still spots this close (a card's two indices
     # read in turn; fresh dev clip 5513: an AC on a still part of the table, read three times as
     # hands passed, its indices placing it 20.5 mm apart, then not looked at again: lost)
@@ -252,6 +257,13 @@ class ReaderSettings:
     # mm across its pile 18 s later, was reported as a new play)
     resighted_mm: float = 80.0
     unseen_flight_s: float = 0.15
+    # A card whose way to its rest is one or two sightings, resting within this of where a copy of
+    # it, reported there before, was last seen: that card read again, its track joined to a copy
+    # on its way elsewhere (fresh clip 5655: ana's 2C, one sighting at her edge on its way to
+    # another clubs pile, joined to the 2C lying on this one 3 s after it was reported, and
+    # reported again there as an illegal play). A late copy put down by a hand lands anywhere on
+    # the pile, not square on the last sighting of the one there.
+    resight_same_mm: float = 8.0
     # ... or one that got there faster than this from its last sighting: no hand carries a card that
     # fast (simulated reaches average 0.7-1.3 m/s, peaking under 2.5 m/s; 60 s dev clips 5151 and
     # 4343: a 3S and a 2H on a pile, read again, joined to another copy lying in a layout 340 and
@@ -601,10 +613,11 @@ class PlayReader:
         return point_in_polygon((x, y), self.cfg.zones.common)
 
     def _maybe_land(self, track: CardTrack, t: float) -> None:
-        n = self.s.rest_frames
+        n, still_mm = self.s.rest_frames, self.s.rest_mm
         if t - track.last.t > 1.5 / self.fps:
-            n = 2  # no longer seen (covered by the next card at once): two still samples will do
-        m = self._measure(track.samples, n, track.owner_votes, track.label)
+            # no longer seen (covered by the next card at once): two still samples will do
+            n, still_mm = 2, self.s.covered_rest_mm
+        m = self._measure(track.samples, n, track.owner_votes, track.label, still_mm)
         if m is None:
             return
         i, rest, contact, player, conf, how = m
@@ -616,6 +629,9 @@ class PlayReader:
                 self._played_there_before(track.label, rest, float(track.samples[i].t)):
             # a card played on this pile a while ago, followed a few centimetres across it (nudged,
             # or uncovered when a copy over it went): the same card, not a new play of it
+            track.reported = True
+            return
+        if moved >= self.s.unseen_flight_mm and self._read_again(track, i, rest):
             track.reported = True
             return
         if moved < self.s.unseen_flight_mm:
@@ -856,6 +872,18 @@ class PlayReader:
         mine = fits[0] if len(fits) == 1 else min(free)
         other = free[1] if mine is free[0] else free[0]
         self._set_arm_contest(landing, mine, other, path_less=True)
+
+    def _read_again(self, track: CardTrack, i: int, rest: Point) -> bool:
+        """Whether a card that came to rest after a way of at most two sightings lies where a
+        reported copy of it, played there before, was last seen, before this track began
+        (``resight_same_mm``): that card read again, not a new play of it."""
+        if self._arrived(track.samples, i, rest) > 2 or \
+                not self._played_there_before(track.label, rest, float(track.samples[i].t)):
+            return False
+        return any(other is not track and other.label == track.label and other.reported and other.samples
+                   and other.last.t < track.first.t
+                   and math.hypot(other.last.x - rest[0], other.last.y - rest[1]) <= self.s.resight_same_mm
+                   for other in self._all.values())
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
         """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
@@ -1223,18 +1251,18 @@ class PlayReader:
         may be followed after all (fresh clip 5776: ben's copy of a 2H tie, tracked 30 mm from
         cleo's). (Not one still pending, nor one beside: that may be a phantom whose arm was really
         bringing this card, 5682.)"""
-        def near(where: Point, inferred: bool) -> bool:
-            within = self.registry.join_mm if inferred else self.s.withdraw_near_mm
+        def near(where: Point, within: float) -> bool:
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) <= within
 
         def since(tc: float, inferred: bool) -> bool:
             return (self.s.arm_contest_wide_s if inferred else 0.0) < t - tc < self.s.rearrive_s
 
-        if any(who == player and since(tc, g is not None) and near(where, g is not None)
+        if any(who == player and since(tc, g is not None) and near(where, self.s.withdraw_near_mm)
                for who, tc, where, g in self._plays):
             return True
         return any(p.hidden_rival is not None and p.hidden_rival[0] == player and not p.canceled
-                   and near(p.rest, True) and since(p.hidden_rival[1].t, True) for p, _, _ in self._hidden)
+                   and near(p.rest, self.registry.join_mm) and since(p.hidden_rival[1].t, True)
+                   for p, _, _ in self._hidden)
 
     @staticmethod
     def _rest_axis(samples: list, i: int) -> float | None:
@@ -1284,18 +1312,21 @@ class PlayReader:
         if player is not None and self.attributor.fits_axis(player, axis):
             landing.player, landing.player_conf, landing.how = player, conf, how
 
-    def _measure(self, samples: list, n: int, owner_votes: Counter, label: str | None = None):
+    def _measure(self, samples: list, n: int, owner_votes: Counter, label: str | None = None,
+                 still_mm: float | None = None):
         """(rest index, rest point, contact, player, attribution confidence, how) for samples that
-        end at rest inside the common area, else ``None``."""
+        end at rest (their last ``n`` within ``still_mm``, ``rest_mm`` unless given, of their
+        middle) inside the common area, else ``None``."""
+        still_mm = self.s.rest_mm if still_mm is None else still_mm
         if len(samples) < n or not self._in_common(samples[-1].x, samples[-1].y):
             return None
         tail = np.array([(s.x, s.y) for s in samples[-n:]], dtype=np.float64)
         centre = np.median(tail, axis=0)
         pos = np.array([(s.x, s.y) for s in samples], dtype=np.float64)
-        if np.max(np.linalg.norm(tail - centre, axis=1)) <= self.s.rest_mm:
-            # first resting sample: walk back while the card stays within rest_mm of where it rests
+        if np.max(np.linalg.norm(tail - centre, axis=1)) <= still_mm:
+            # first resting sample: walk back while the card stays within still_mm of where it rests
             i = len(pos) - n
-            while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= self.s.rest_mm:
+            while i > 0 and np.linalg.norm(pos[i - 1] - centre) <= still_mm:
                 i -= 1
         else:
             i = self._rest_in_turn(pos)
