@@ -1243,13 +1243,14 @@ class PlayReader:
         a contest's copy back off it, less than ``rearrive_s`` before ``t``: their arm seen reaching
         it again is that hand withdrawing, not one bringing a new card (fresh dev clip 5321: ben's
         arm, carrying his 2H back, "reached" the pile again 0.07 s after it was seen leaving and was
-        inferred as a second 3H there). So does a copy inferred for them on this very pile, whose
-        seen copy was reported, reported itself or still due: their arm was at the pile either way
-        (fresh clip 5706: ben's hand leaving a 2S tie, his copy still due, "reached" the pile again
-        as dev's 3S landed there, and was inferred as a phantom second 3S), once the contest's
-        window (``arm_contest_wide_s``) has passed: an arm within it is that copy's own, whose card
-        may be followed after all (fresh clip 5776: ben's copy of a 2H tie, tracked 30 mm from
-        cleo's). (Not one still pending, nor one beside: that may be a phantom whose arm was really
+        inferred as a second 3H there). So does a copy inferred for them, once the contest's window
+        (``arm_contest_wide_s``) has passed (an arm within it is that copy's own, whose card may be
+        followed after all: fresh clip 5776, ben's copy of a 2H tie, tracked 30 mm from cleo's):
+        one reported, on this pile or one beside, as a card of theirs seen there (fresh clip 5689:
+        dev's hand leaving a 4S contest passed cleo's 2C landing 100 mm beside it, and was inferred
+        as a phantom second 2C); one still due, only on this very pile (fresh clip 5706: ben's hand
+        leaving a 2S tie, his copy still due, "reached" the pile again as dev's 3S landed there).
+        (Not one still pending, nor one due beside: that may be a phantom whose arm was really
         bringing this card, 5682.)"""
         def near(where: Point, within: float) -> bool:
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) <= within
