@@ -2072,6 +2072,26 @@ def test_two_other_arms_coming_as_one_bring_no_hidden_copy(dee_came):
     assert twos == (["ben", "cy"] if dee_came is None else ["cy"])
 
 
+@pytest.mark.parametrize("more", [[], [(1.95, 3)], [(1.95, 3), (2.1, 0)]])
+def test_a_crowd_of_arms_from_every_seat_brings_no_hidden_copy(more):
+    """cy's 2H is never seen on its way; ben's arm reached the pile 20 ms after cy's: his hidden
+    copy is inferred, and still is with dee's arm there 0.1 s later. With ana's arm there too, all
+    four seats reached the pile within 0.3 s: hands on their ways to and from other piles, with no
+    telling which two, if any, were a contest here. The card stays cy's alone (88 dev clips: of 5
+    copies inferred where all four seats' arms reached the pile, none was real)."""
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
+    arms = [(2.0 - 0.16, scene.seat_point(2)), (2.02 - 0.16, scene.seat_point(1))]
+    arms += [(t - 0.16, scene.seat_point(seat)) for t, seat in more]
+    arms = _TwoArms(arms)
+    arms.entry = lambda spot, t0, t1: scene.seat_point(2)
+    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["cy"] if len(more) == 2 else ["ben", "cy"])
+
+
 @pytest.mark.parametrize("ben_slot, ben_at, copy", [(0, 1.2, False), (0, 0.5, True), (1, 1.2, False),
                                                     (1, 0.5, True), (3, 1.2, True)])
 def test_the_arm_of_a_hand_that_just_played_on_the_pile_or_the_next_brings_no_hidden_copy(ben_slot, ben_at, copy):

@@ -117,6 +117,11 @@ class ReaderSettings:
     # ... but two other players' arms this close to each other, both nearest the card's own: no
     # telling which brought a copy, if either did (see PlayReader._contest_by_arms)
     arm_tie_s: float = 0.02
+    # ... and a spot this many players' arms reached about a landing (the window the contest is
+    # looked for in): a crowd of hands on their ways to and from other piles, with no telling which
+    # two, if any, were a contest here; no copy is inferred from them (88 dev clips, session 49:
+    # of 5 copies inferred where all four seats' arms reached the pile, none was real)
+    crowd_arms: int = 4
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
     # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
     arm_contest_sigma_ms: float = 100.0
@@ -686,11 +691,15 @@ class PlayReader:
         since = self._arms_since(landing.rest, landing.track.label)
 
         trail_only: set[str] = set()
+        came: set[str] = set()  # every player whose arm reached the spot in the window, busy or not
 
         def arms_from(t0: float) -> list[tuple[float, str]]:
             reached: list[tuple[float, str]] = []
+            came.clear()
             for t_arm, entry in self._reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
+                if who is not None and c >= self.s.path_conf:
+                    came.add(who)
                 if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
                         not self._drawn_back(who, landing.rest, t_arm) and \
@@ -710,7 +719,7 @@ class PlayReader:
             # clip 5315: dev's arm at a 2D contest from 37.30 s to 37.57 s, the window from 37.70 s;
             # only its return at 37.8 s was seen, too late for a contest, and dev's copy was lost)
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
-        if len(reached) < 2:
+        if len(reached) < 2 or len(came) >= self.s.crowd_arms:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
         # neighbour's): the contest is this card's own arm and the other arm nearest it in time.
