@@ -2078,7 +2078,8 @@ def test_a_crowd_of_arms_from_every_seat_brings_no_hidden_copy(more):
     copy is inferred, and still is with dee's arm there 0.1 s later. With ana's arm there too, all
     four seats reached the pile within 0.3 s: hands on their ways to and from other piles, with no
     telling which two, if any, were a contest here. The card stays cy's alone (88 dev clips: of 5
-    copies inferred where all four seats' arms reached the pile, none was real)."""
+    copies inferred where all four seats' arms reached the pile, 4 were phantoms and one a real
+    copy given to the wrong player)."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)

@@ -119,8 +119,7 @@ class ReaderSettings:
     arm_tie_s: float = 0.02
     # ... and a spot this many players' arms reached about a landing (the window the contest is
     # looked for in): a crowd of hands on their ways to and from other piles, with no telling which
-    # two, if any, were a contest here; no copy is inferred from them (88 dev clips, session 49:
-    # of 5 copies inferred where all four seats' arms reached the pile, none was real)
+    # two, if any, were a contest here; no copy is inferred from them (see PlayReader._seen_alone)
     crowd_arms: int = 4
     # ... where hands may wait beside the pile before putting the card down: the arm's arrival
     # then times the card early (dev clips 5151/5153: by 50-230 ms), hence a wider sigma
@@ -430,6 +429,9 @@ class Landing:
     # (SharedTrail), the pile lying by its player's edge, while the seen copy's arm was seen as an
     # arm of its own: its copy needs that arm seen leaving (see _copy_may_stand)
     rival_trail_only: bool = False
+    # (player, player_conf, how, contact, arm_timed) before a contest was inferred from a crowd of
+    # arms (``crowd_arms``), to go back to when its hidden copy is due (_seen_alone)
+    crowd_undo: "tuple[str | None, float, str, ContactEstimate, bool] | None" = None
 
     @property
     def path(self) -> list:
@@ -719,7 +721,7 @@ class PlayReader:
             # clip 5315: dev's arm at a 2D contest from 37.30 s to 37.57 s, the window from 37.70 s;
             # only its return at 37.8 s was seen, too late for a contest, and dev's copy was lost)
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
-        if len(reached) < 2 or len(came) >= self.s.crowd_arms:
+        if len(reached) < 2:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
         # neighbour's): the contest is this card's own arm and the other arm nearest it in time.
@@ -741,6 +743,10 @@ class PlayReader:
         else:
             return  # its path names a third player: the arms are not this card's contest
         if abs(other[0] - mine[0]) <= self.s.arm_contest_wide_s:
+            if len(came) >= self.s.crowd_arms:
+                # (a crowd: its contest is undone when due unless dropped before, see _seen_alone)
+                landing.crowd_undo = (landing.player, landing.player_conf, landing.how, landing.contact,
+                                      landing.arm_timed)
             depth = self.attributor.depth_from_seat(other[1], landing.rest)
             by_own_edge = depth is not None and depth < NEAR_SIDE_MM
             self._set_arm_contest(landing, mine, other, path_less,
@@ -2603,7 +2609,9 @@ class PlayReader:
                 # ben's alone, a contest with dev's copy seen)
                 landing.arm_elsewhere, landing.hidden_rival = landing.hidden_rival[0], None
                 continue
-            if self._seen_arm_played_elsewhere(landing):
+            if landing.crowd_undo is not None:
+                ruled = [self._seen_alone(landing, seen)]
+            elif self._seen_arm_played_elsewhere(landing):
                 ruled = [self._seen_is_rivals(landing, seen)]
             else:
                 ruled = self._report_arm_contest(landing, seen, t)
@@ -2737,6 +2745,28 @@ class PlayReader:
                     "reassigned": "the first arm's player played on another pile then"}
         return {**seen, "t": round(contact.t, 4), "player": player,
                 "uncertainty_ms": round(contact.uncertainty_ms, 2), "evidence": evidence}
+
+    def _seen_alone(self, landing: Landing, seen: dict[str, Any]) -> dict[str, Any]:
+        """The seen copy of a contest inferred where ``crowd_arms`` players' arms reached the spot
+        about the landing, when its hidden copy would stand: no contest after all, but hands on
+        their ways to and from other piles, with no telling which two, if any, met here (88 dev
+        clips, session 49: of 5 copies inferred where all four seats' arms reached the pile, 4 were
+        phantoms and one, 5797's 7C, a real copy given to the wrong player). The card goes back to how it was read before the contest, its arms asked again
+        like any card's (:meth:`_arms_unsure`). Not before the hidden copy is due: a crowd may be
+        two cards each reached by the same two arms (:meth:`_split_crossed_pair`, fresh clip 5697:
+        ana's 5D and cleo's 2C, swapped when the crowd's contests were undone as they were ruled)."""
+        was = (landing.player, landing.contact.t)
+        landing.player, landing.player_conf, landing.how, landing.contact, landing.arm_timed = landing.crowd_undo
+        landing.hidden_rival = landing.contest_arms = landing.arm_arrivals = landing.crowd_undo = None
+        landing.rival_needs_takeback, landing.rival_trail_only, landing.arms_apart = False, False, 0.0
+        self._arms_unsure(landing)
+        if (landing.player, landing.contact.t) == was:
+            return seen
+        self._plays = [(landing.player, landing.contact.t, where, g) if who == was[0] and g is None and where == landing.rest
+                       else (who, tc, where, g) for who, tc, where, g in self._plays]
+        evidence = {**seen["evidence"], "reassigned": "a crowd of arms at the pile: no contest told"}
+        return {**seen, "t": round(landing.contact.t, 4), "player": landing.player,
+                "uncertainty_ms": round(landing.contact.uncertainty_ms, 2), "evidence": evidence}
 
     @staticmethod
     def _released(obs: dict[str, Any], t: float) -> dict[str, Any]:
