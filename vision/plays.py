@@ -700,9 +700,10 @@ class PlayReader:
             came.clear()
             for t_arm, entry in self._reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
-                if who is not None and c >= self.s.path_conf:
-                    came.add(who)
-                if who is not None and c >= self.s.path_conf and all(who != r[1] for r in reached) and \
+                if who is None or c < self.s.path_conf:
+                    continue
+                came.add(who)
+                if all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
                         not self._drawn_back(who, landing.rest, t_arm) and \
                         (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
@@ -2738,9 +2739,9 @@ class PlayReader:
         """The seen copy, given to the second arm's player and clock (see
         :meth:`_seen_arm_played_elsewhere`); no hidden copy."""
         player, contact = landing.hidden_rival
-        self._plays = [(player, contact.t, where, g) if who == landing.player and g is None and where == landing.rest
-                       else (who, tc, where, g) for who, tc, where, g in self._plays]
+        was = landing.player
         landing.player, landing.contact, landing.hidden_rival = player, contact, None
+        self._move_seen_play(landing, was)
         evidence = {**seen["evidence"], "attribution": "motion", "attribution_confidence": 0.99,
                     "reassigned": "the first arm's player played on another pile then"}
         return {**seen, "t": round(contact.t, 4), "player": player,
@@ -2751,8 +2752,9 @@ class PlayReader:
         about the landing, when its hidden copy would stand: no contest after all, but hands on
         their ways to and from other piles, with no telling which two, if any, met here (88 dev
         clips, session 49: of 5 copies inferred where all four seats' arms reached the pile, 4 were
-        phantoms and one, 5797's 7C, a real copy given to the wrong player). The card goes back to how it was read before the contest, its arms asked again
-        like any card's (:meth:`_arms_unsure`). Not before the hidden copy is due: a crowd may be
+        phantoms and one, 5797's 7C, a real copy given to the wrong player). The card goes back to
+        how it was read before the contest, its arms asked again like any card's
+        (:meth:`_arms_unsure`). Not before the hidden copy is due: a crowd may be
         two cards each reached by the same two arms (:meth:`_split_crossed_pair`, fresh clip 5697:
         ana's 5D and cleo's 2C, swapped when the crowd's contests were undone as they were ruled)."""
         was = (landing.player, landing.contact.t)
@@ -2762,11 +2764,16 @@ class PlayReader:
         self._arms_unsure(landing)
         if (landing.player, landing.contact.t) == was:
             return seen
-        self._plays = [(landing.player, landing.contact.t, where, g) if who == was[0] and g is None and where == landing.rest
-                       else (who, tc, where, g) for who, tc, where, g in self._plays]
+        self._move_seen_play(landing, was[0])
         evidence = {**seen["evidence"], "reassigned": "a crowd of arms at the pile: no contest told"}
         return {**seen, "t": round(landing.contact.t, 4), "player": landing.player,
                 "uncertainty_ms": round(landing.contact.uncertainty_ms, 2), "evidence": evidence}
+
+    def _move_seen_play(self, landing: Landing, was: str | None) -> None:
+        """The seen copy's play in ``_plays``, recorded for player ``was``, now its landing's player
+        and clock (its owner or clock revised when the hidden copy came due)."""
+        self._plays = [(landing.player, landing.contact.t, where, g) if who == was and g is None and where == landing.rest
+                       else (who, tc, where, g) for who, tc, where, g in self._plays]
 
     @staticmethod
     def _released(obs: dict[str, Any], t: float) -> dict[str, Any]:
