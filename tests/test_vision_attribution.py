@@ -69,7 +69,8 @@ def test_the_arm_arrival_is_the_first_of_consecutive_frames_it_covers_the_spot()
 
 def test_an_arm_that_came_before_a_given_moment_is_passed_over_and_a_later_one_found():
     """``since``: the arm of the card underneath (there from 1.0 s, withdrawing till 1.5 s) is not
-    the one that brought the card on it; the later arm from the same side is, once the first left."""
+    the one that brought the card on it; the later arm from the same side is, once the first left
+    (across its edge: an arm that lay still at the spot would be the first one moving again)."""
     arms = ArmWatcher()
     spot = (300.0, 220.0)  # (50, 30) px
     for k in range(40):
@@ -77,6 +78,8 @@ def test_an_arm_that_came_before_a_given_moment_is_passed_over_and_a_later_one_f
         m = _mask()
         if k < 15 or 24 <= k < 34:
             m[28:33, 0:50] = True  # the left arm: a first reach, gone, a second reach at 1.8 s
+        elif k < 18:
+            m[28:33, 0:30 - 8 * (k - 15)] = True  # (going out)
         if 18 <= k < 30:
             m[0:20, 70:75] = True  # an arm from the top elsewhere (not at the spot)
         arms.update(t, m, _to_mm)
@@ -506,3 +509,61 @@ def test_an_arm_seen_only_through_a_shared_trail_says_so(own_frame):
         arms.update(1.1 + k / 30, m, _to_mm)
     (left,) = [where for _, where in arms.reaches(spot, 1.0, 1.5) if where[0] < 400]
     assert isinstance(left, SharedTrail) is (own_frame is None)
+
+
+@pytest.mark.parametrize("between", ["rested", "went out and came back"])
+def test_an_arm_resting_still_over_the_spot_and_moving_again_came_when_it_first_did(between):
+    """dev's arm (from the right) reached over the pile at 1.0 s and lay there still, out of the
+    changed pixels, for 0.8 s; moving back at 2.0 s it crossed its edge at once. It came at 1.0 s,
+    before the card under it was looked for (fresh clip 5774: its withdrawal was taken for an arm
+    bringing cleo's 6C, and the card was given to dev). An arm that went out across its edge and
+    came back is a second arrival."""
+    arms = ArmWatcher()
+    spot = (300.0, 220.0)  # (50, 30) px
+    for k in range(-6, 40):
+        t = 1.0 + k / 30
+        m = _mask()
+        if 0 <= k < 6 or k >= 30:
+            m[25:35, 45:100] = True  # the right arm over the spot: coming, then moving back
+        elif between != "rested" and (k < 12 or k >= 24):
+            m[25:35, 100 - 4 * (k - 5 if k < 12 else 30 - k):100] = True  # out of the spot, at its edge
+        arms.update(t, m, _to_mm)
+    found = [round(t, 3) for t, _ in arms.reaches(spot, 1.7, 2.3)]
+    came_back = [round(t, 3) for t, _ in arms.reaches(spot, 1.7, 2.3, since=1.5)]
+    if between == "rested":
+        assert found == [1.0] and came_back == []
+    else:
+        assert found == [2.0] and came_back == [2.0]
+
+
+@pytest.mark.parametrize("first_seen", ["drawing back", "reaching on", "had lain there"])
+def test_an_arm_first_seen_with_its_hand_beyond_the_spot_came_back_from_beyond(first_seen):
+    """dev's arm crossed a pile on its way back from one beyond, its hand on the far side: the blob
+    crossed the right edge and ran on as a forearm towards the left seat, both at once in its first
+    frame at the spot (fresh clips 5774, 5681: read as two arms, a phantom contest). No arm came
+    there: his came back from beyond, his hand is no arm from the left. An arm reaching on past the
+    spot comes to it with its hand there first, and its far part is still read as a forearm from
+    the left (that reach is told by where cards land, PlayReader._passing_over). An arm that had
+    lain still over the spot before drawing back is still the arm that came then."""
+    arms = ArmWatcher()
+    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area
+    for k in range(-6, 30):
+        m = np.zeros((120, 200), bool)
+        tip = None
+        if first_seen == "reaching on" and k >= 18:
+            tip = max(150 - 12 * (k - 18), 60)
+        elif k >= 18:
+            tip = 60 + 8 * (k - 18)
+        elif first_seen == "had lain there" and 0 <= k < 6:
+            tip = max(150 - 12 * k, 90)  # (then still, out of the changed pixels)
+        if tip is not None:
+            m[55:66, tip:200] = True  # from the right edge over the spot to the hand
+        arms.update(1.0 + k / 30, m, _to_mm)
+    found = sorted((round(t, 3), "left" if where[0] < spot[0] else "right")
+                   for t, where in arms.reaches(spot, 1.5, 2.0))
+    if first_seen == "drawing back":
+        assert found == []
+    elif first_seen == "had lain there":
+        assert found == [(1.0, "right")]
+    else:
+        assert [side for _, side in found] == ["right", "left"] and found[0][0] == 1.6

@@ -207,6 +207,16 @@ RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is s
 DEPARTED_FRAMES = 2
 DEPARTED_STAY_FRAMES = 4
 TRAIL_ONLY_FRAMES = 1  # frames more that a side seen only through a shared trail needs (ArmWatcher.reaches)
+# A whole arm resting still over a spot (on its way to a pile beyond, waiting there in a contest)
+# drops out of the changed pixels and shows again, crossing its edge at once, when it moves back:
+# that is the arm that was there, not one arriving (fresh clip 5774: dev's arm lay over cleo's
+# pile for 0.9 s, still, its hand on a 2H beyond; moving back it was taken for an arm coming, her
+# 6C, first seen then, given to dev). Told by its side crossing the spot again within STAY_MAX_S
+# (its arm crossed that edge in its run before too), the spot showing no blob meanwhile and that
+# side's edge still: at most one frame with STILL_EDGE_SHARE or more of the changed pixels it had
+# there (median) while the arm was at the spot (an arm going out and coming back crosses it twice).
+STAY_MAX_S = 3.0
+STILL_EDGE_SHARE = 0.5
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
@@ -396,17 +406,30 @@ class ArmWatcher:
         resumed: dict[str, float] = {}  # side -> last frame of its hand that rested there moving again
         refused: set[str] = set()  # sides whose arm now there ``keep`` turned down
         at_times: dict[str, list[float]] = {}  # side -> frames it was seen at the spot
+        ended: dict[str, tuple[list[tuple[float, tuple[float, float]]], bool]] = {}  # side -> its last run, refused
         for t, mask, trail in self._frames(self._scan_from(t0, lookback_s, since), t1):
             first = t if first is None else first
             blob = self._blob_at(mask, spot_mm)
             sides = {} if blob is None else self._sides_of(blob, mask, spot_mm, share, trail, rootless=True)
             sides = {side: where for side, where in sides.items()
                      if not (isinstance(where, Trailed) and self._departed(seen, side, at_times.get(side, []), t))}
+            beyond = self._hand_beyond(sides, seen)
+            if beyond is not None:
+                refused.add(beyond[1])  # (its run is new: see _hand_beyond)
             for side in sides:
                 at_times.setdefault(side, []).append(t)
             for side in ("left", "top", "right", "bottom"):
                 if side in found:
                     continue
+                if side in sides and side not in runs and side in ended and \
+                        self._stayed(seen, side, ended[side][0], sides[side], t, min_frames):
+                    run, was_refused = ended.pop(side)
+                    runs[side] = run  # the arm that was there, moving again: timed from when it came
+                    resumed.pop(side, None)
+                    if was_refused:
+                        refused.add(side)
+                elif beyond is not None and side == beyond[0] and side not in runs:
+                    refused.add(side)  # (an arm that had not lain there: it came back from beyond)
                 if side in sides:
                     if side not in runs:
                         # (a hand moving again that leaves the spot a moment, on its way out, goes on)
@@ -441,7 +464,7 @@ class ArmWatcher:
                     # with another or stands still a moment: the run goes on through such gaps
                     missed[side] = missed.get(side, 0) + 1
                     if missed[side] > RUN_GAP_FRAMES:
-                        runs.pop(side)
+                        ended[side] = (runs.pop(side), side in refused)
                         refused.discard(side)
             seen.append((t, "crossed" if sides else "none" if blob is None else "sideless", self._edge_motion(mask)))
         return sorted(found.values())
@@ -458,6 +481,45 @@ class ArmWatcher:
             return False  # a hand passing, or arriving and flickering out a frame or two, not one that left
         gone = [edges[side] for tf, state, edges in seen if last < tf < t and state == "none"]
         return len(gone) >= DEPARTED_FRAMES and any(gone)
+
+    @staticmethod
+    def _stayed(seen: list[tuple[float, str, dict[str, int]]], side: str,
+                run: list[tuple[float, tuple[float, float]]], where: tuple[float, float], t: float,
+                min_frames: int) -> bool:
+        """Whether ``side``'s arm, crossing the spot's blob at ``t`` (its edge, not only through a
+        trail) after its ``run`` there had ended, is that arm moving again after resting still over
+        the spot (see ``STAY_MAX_S``), from ``seen`` (as :meth:`_resumed` reads it)."""
+        if type(where) is not tuple or len(run) < min_frames or t - run[-1][0] > STAY_MAX_S or \
+                not any(type(w) is tuple for _, w in run):
+            return False
+        crossing = [edges[side] for tf, _, edges in seen if run[0][0] - 1e-6 <= tf <= run[-1][0] + 1e-6]
+        gap = [(state, edges[side]) for tf, state, edges in seen if run[-1][0] + 1e-6 < tf < t - 1e-6]
+        if not gap or any(state != "none" for state, _ in gap):
+            return False
+        moving = STILL_EDGE_SHARE * float(np.median(crossing))
+        return sum(moved >= moving for _, moved in gap) <= 1
+
+    @staticmethod
+    def _hand_beyond(sides: dict[str, tuple[float, float]],
+                     seen: list[tuple[float, str, dict[str, int]]]) -> tuple[str, str] | None:
+        """(the arm's side, its hand's side) for a rootless reach (a forearm, a trail) that shows
+        at the spot in the same frame as an arm crossing the opposite edge, neither there in the
+        frames before: one arm coming back over the spot from a pile beyond, its hand on the far
+        side read as a second arm from there (fresh clips 5774, 5681: a contest's loser, or a hand
+        that played beyond, drawing back over a pile where a card went down unseen under it; each
+        made a phantom contest there). The hand's side is no arm; the arm brought nothing here,
+        unless it had lain there still (:meth:`_stayed`). An arm reaching on past the spot comes
+        to it with its hand there first. ``None`` when there is none."""
+        if len(seen) < RUN_GAP_FRAMES or any(state != "none" for _, state, _ in seen[-RUN_GAP_FRAMES:]):
+            return None
+        opposite = {"left": "right", "right": "left", "top": "bottom", "bottom": "top"}
+        for side, where in sides.items():
+            far = sides.get(opposite[side])
+            # (the arm crossing its edge, or found through its trail when the far part is a forearm)
+            if far is not None and (type(where) is tuple and isinstance(far, (Forearm, Trailed)) or
+                                    type(where) is Trailed and isinstance(far, Forearm)):
+                return side, opposite[side]
+        return None
 
     @staticmethod
     def _resumed(seen: list[tuple[float, str, dict[str, int]]], side: str, t: float) -> bool:
