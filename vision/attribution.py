@@ -502,9 +502,8 @@ class ArmWatcher:
     @staticmethod
     def _hand_beyond(sides: dict[str, tuple[float, float]],
                      seen: list[tuple[float, str, dict[str, int]]]) -> tuple[str, str] | None:
-        """(the arm's side, its hand's side) for a rootless reach (a forearm, a trail) that shows
-        at the spot in the same frame as an arm crossing the opposite edge, neither there in the
-        frames before: one arm coming back over the spot from a pile beyond, its hand on the far
+        """(the arm's side, its hand's side) for a rootless forearm that shows at the spot in the
+        same frame as an arm crossing the opposite edge, neither there in the frames before: one arm coming back over the spot from a pile beyond, its hand on the far
         side read as a second arm from there (fresh clips 5774, 5681: a contest's loser, or a hand
         that played beyond, drawing back over a pile where a card went down unseen under it; each
         made a phantom contest there). The hand's side is no arm; the arm brought nothing here,
@@ -515,9 +514,10 @@ class ArmWatcher:
         opposite = {"left": "right", "right": "left", "top": "bottom", "bottom": "top"}
         for side, where in sides.items():
             far = sides.get(opposite[side])
-            # (the arm crossing its edge, or found through its trail when the far part is a forearm)
-            if far is not None and (type(where) is tuple and isinstance(far, (Forearm, Trailed)) or
-                                    type(where) is Trailed and isinstance(far, Forearm)):
+            # (the arm crossing its edge or found through its trail; a far part found through a
+            # trail of its own may be a second arm coming in with it: fresh dev clip 5658, ben's
+            # and dev's arms met at a 2S contest in the same frame, dev's seen through its trail)
+            if isinstance(far, Forearm) and (type(where) is tuple or type(where) is Trailed):
                 return side, opposite[side]
         return None
 
