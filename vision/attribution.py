@@ -217,6 +217,7 @@ TRAIL_ONLY_FRAMES = 1  # frames more that a side seen only through a shared trai
 # there (median) while the arm was at the spot (an arm going out and coming back crosses it twice).
 STAY_MAX_S = 3.0
 STILL_EDGE_SHARE = 0.5
+OPPOSITE_SIDE = {"left": "right", "right": "left", "top": "bottom", "bottom": "top"}
 # A side nearer the spot than this says nothing of an arm that does not cross it: a hand and card
 # at the spot may run that far (used by ArmWatcher._arms_without_root and _roots_in_trail)
 NEAR_SIDE_MM = 230.0
@@ -503,22 +504,22 @@ class ArmWatcher:
     def _hand_beyond(sides: dict[str, tuple[float, float]],
                      seen: list[tuple[float, str, dict[str, int]]]) -> tuple[str, str] | None:
         """(the arm's side, its hand's side) for a rootless forearm that shows at the spot in the
-        same frame as an arm crossing the opposite edge, neither there in the frames before: one arm coming back over the spot from a pile beyond, its hand on the far
-        side read as a second arm from there (fresh clips 5774, 5681: a contest's loser, or a hand
+        same frame as an arm crossing the opposite edge, neither there in the frames before: one
+        arm coming back over the spot from a pile beyond, its hand on the far side read as a
+        second arm from there (fresh clips 5774, 5681: a contest's loser, or a hand
         that played beyond, drawing back over a pile where a card went down unseen under it; each
         made a phantom contest there). The hand's side is no arm; the arm brought nothing here,
         unless it had lain there still (:meth:`_stayed`). An arm reaching on past the spot comes
         to it with its hand there first. ``None`` when there is none."""
         if len(seen) < RUN_GAP_FRAMES or any(state != "none" for _, state, _ in seen[-RUN_GAP_FRAMES:]):
             return None
-        opposite = {"left": "right", "right": "left", "top": "bottom", "bottom": "top"}
         for side, where in sides.items():
-            far = sides.get(opposite[side])
+            far = sides.get(OPPOSITE_SIDE[side])
             # (the arm crossing its edge or found through its trail; a far part found through a
             # trail of its own may be a second arm coming in with it: fresh dev clip 5658, ben's
             # and dev's arms met at a 2S contest in the same frame, dev's seen through its trail)
             if isinstance(far, Forearm) and (type(where) is tuple or type(where) is Trailed):
-                return side, opposite[side]
+                return side, OPPOSITE_SIDE[side]
         return None
 
     @staticmethod
