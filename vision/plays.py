@@ -856,10 +856,12 @@ class PlayReader:
         if near_first != lead or far.arm_arrivals[lead] - near.arm_arrivals[lead] < self.s.split_lead_s:
             return None
         if far.arm_arrivals[lead] >= far.arm_arrivals[rival]:
-            # (came to the far pile with the other arm, in one frame: an arm that stopped at the
-            # near pile seems to reach the far one where the other arm's blob joins it; fresh clip
-            # 5681: cleo's 5D and dev's 4S 170 mm apart, cleo's arm "at" the 4S with dev's)
-            return None
+            # came to the far pile with the other arm, in one frame: an arm that stopped at the
+            # near pile seems to reach the far one where the other arm's blob joins it, so the
+            # near card is the first arm's and the far one the other's (fresh clip 5838: cleo's
+            # 3S and dev's 3H 123 mm apart, cleo's arm at the 3S 0.07 s before dev's and "at" the
+            # 3H with his, in one frame; the 3H was cleo's, with a phantom copy of dev's)
+            return lead if landing is near else rival
         return lead if landing is far else rival
 
     def _contest_of_free_arms(self, landing: Landing) -> None:
@@ -2721,12 +2723,20 @@ class PlayReader:
         """Whether a play names its player beyond doubt for :meth:`_seen_arm_played_elsewhere` and
         :meth:`_arm_played_elsewhere`: seen coming from the seat, named by the way it lies (the one
         arm at it whose seat fits: dev clips 5384 AD, 5410 5S, each played beside a contest's seen
-        copy), or owned by the only player's arm that reached it (one named by one of several arms
-        may be the other's: dev clips 5405, 5407)."""
+        copy), or owned by the only player's arm that reached it before it was first seen lying
+        there (one named by one of several arms may be the other's: dev clips 5405, 5407)."""
         if not landing.unseen_arrival or landing.how == BY_LIE:
             return True
         reaches = self._reaches_of(landing)
-        return reaches is not None and len({who for _, who, _ in reaches} - {landing.arm_elsewhere}) <= 1
+        if reaches is None:
+            return False
+        players = {who for _, who, _ in reaches} - {landing.arm_elsewhere}
+        # an arm that came as the card was first seen lying there, or after, did not bring it
+        # (fresh clip 5739: ana's 6C, never seen on its way, reached by her arm and by dev's
+        # 0.37 s later, as it lay there; so her arm over dev's 2H on her way was not known to be
+        # a reach past, and the 2H was hers, with a phantom copy for dev). None that early: all count.
+        early = {who for t_arm, who, _ in reaches if t_arm <= landing.t_rest - self.s.arm_min_lead_s}
+        return len(early - {landing.arm_elsewhere} if early else players) <= 1
 
     def _reaches_of(self, landing: Landing) -> list[tuple[float, str, float]] | None:
         """The arms that reached ``landing`` as kept by the arms-unsure wait, else asked now (not
