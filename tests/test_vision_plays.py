@@ -2247,7 +2247,6 @@ def test_a_contest_is_not_named_by_the_blobs_entry_when_that_arm_played_on_anoth
         assert "dee" in [o["player"] for o in twos]
 
 
-
 @pytest.mark.parametrize("dee_at_the_2d", [2.4, 2.2, None])  # as it was first seen lying there, before, never
 def test_an_arm_come_to_a_card_already_lying_there_did_not_bring_it(dee_at_the_2d):
     """cy's 2D on the next pile, never seen on its way, reached by cy's arm 0.4 s before it was
@@ -2775,7 +2774,6 @@ def test_an_arm_first_at_the_pile_nearer_its_seat_that_went_on_played_the_far_pi
     assert abs(two["t"] - (ana_at_upper + 0.16)) < 0.05  # timed from ana's arm at her pile
 
 
-
 @pytest.mark.parametrize("ana_at_lower", [2.0, 1.733])  # two frames before cy's arm, 0.3 s before it
 def test_an_arm_at_the_far_pile_only_in_the_frame_the_other_came_stopped_at_the_near_one(ana_at_lower):
     """ana (bottom) puts a 2H on the lower of two piles as cy (top) puts his 2C on the upper one;
@@ -2789,6 +2787,7 @@ def test_an_arm_at_the_far_pile_only_in_the_frame_the_other_came_stopped_at_the_
     assert plays == [("2C", "cy", False), ("2H", "ana", False)]
     (two_h,) = [o for o in obs if o["card"] == "2H"]
     assert abs(two_h["t"] - (ana_at_lower + 0.16)) < 0.05  # timed from ana's arm at her pile
+
 
 @pytest.mark.parametrize("under_read", ["before", "along"])
 def test_a_card_read_under_the_next_one_before_it_came_is_no_better_read_of_it(under_read):

@@ -2730,13 +2730,12 @@ class PlayReader:
         reaches = self._reaches_of(landing)
         if reaches is None:
             return False
-        players = {who for _, who, _ in reaches} - {landing.arm_elsewhere}
         # an arm that came as the card was first seen lying there, or after, did not bring it
         # (fresh clip 5739: ana's 6C, never seen on its way, reached by her arm and by dev's
         # 0.37 s later, as it lay there; so her arm over dev's 2H on her way was not known to be
         # a reach past, and the 2H was hers, with a phantom copy for dev). None that early: all count.
-        early = {who for t_arm, who, _ in reaches if t_arm <= landing.t_rest - self.s.arm_min_lead_s}
-        return len(early - {landing.arm_elsewhere} if early else players) <= 1
+        bringers = [a for a in reaches if a[0] <= landing.t_rest - self.s.arm_min_lead_s] or reaches
+        return len({who for _, who, _ in bringers} - {landing.arm_elsewhere}) <= 1
 
     def _reaches_of(self, landing: Landing) -> list[tuple[float, str, float]] | None:
         """The arms that reached ``landing`` as kept by the arms-unsure wait, else asked now (not
