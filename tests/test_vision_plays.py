@@ -909,6 +909,36 @@ def test_one_card_read_two_ways_at_once_is_one_play(apart_mm, twin):
     assert bool(twins) == twin
 
 
+@pytest.mark.parametrize("six_touched, six_by, twin", [(2.16, "cy", True), (2.56, "cy", False), (2.16, "dee", False)])
+def test_two_reads_at_one_spot_timed_from_one_arm_are_one_card(six_touched, six_by, twin):
+    """A 5H reported on its pile, never seen on its way, and a 6H read at the same spot (3 mm off)
+    first seen 0.3 s after it, too late for "found together" (``found_with_s``), also never seen
+    on its way. Both timed from one arrival of cy's arm: one hand brings one card, so the 6H is the
+    5H read again (fresh clip 5869: the 6H stood, and the true 6H 0.5 s later was lost). A 6H
+    timed from a later arm, or named for another player, is a card of its own."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    x, y = scene.slots[0]
+
+    def landing(label, k, t_first, touched, player, dx):
+        track = CardTrack(k, label)
+        track.samples.append(Sample(int(t_first * scene.fps), t_first, x + dx, y, 0.8))
+        one = Landing(track, 0, (x + dx, y), t_first, ContactEstimate(touched, 40.0, 0.0, (x + dx, y)), player, 0.99,
+                      "motion")
+        one.unseen_arrival = True
+        return one
+
+    five = landing("5H", 1, 2.5, 2.16, "cy", 0.0)
+    reader._recent.append(five)
+    reader._done.append(("5H", five.rest))
+    six = landing("6H", 2, 2.8, six_touched, six_by, 3.0)
+    assert reader._twin_read(six, "6H") == ("5H" if twin else None)
+
+
 def test_a_read_flagged_as_no_play_hides_no_later_play_of_that_card_there():
     """A "4C" read three times on the 2C from 3.1 s, as a hand covers the pile and the detector
     looks elsewhere, never seen coming (no 3C under it): flagged as a thin illegal read. cy's 3C
@@ -1407,6 +1437,33 @@ def test_a_second_arm_whose_own_card_beside_is_ruled_only_late_brings_no_hidden_
                     scene.slots[8]: (ben, [(0.74, dee), (2.1, ben)])})
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2S")) == [("2H", "cy"), ("2S", "ben")]
+
+
+@pytest.mark.parametrize("unread_s, waits", [(0.33, True), (0.55, True), (0.7, False)])
+def test_a_hidden_copy_waits_for_a_card_beside_read_once_while_it_is_still_watched(unread_s, waits):
+    """ben's hidden 2H copy is due; his 2S on the next pile was read once, still on its way to
+    rest, and not again since (the detector reads in turn): it may be the card his arm brought,
+    and the copy waits for it while the detector still watches it (``watch_seen_s``; fresh clip
+    5871: cleo's 7C, unread for 0.33 s, was passed over, and her copy of the 4H she only reached
+    past was a phantom that lost her the 7C contest). A card unread for longer is gone."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    here, there = scene.slots[7], scene.slots[8]
+    reader.registry.land("AH", *here)
+    reader.registry.land("AS", *there)
+    two = CardTrack(1, "2H")
+    two.samples.append(Sample(62, 2.067, *here, 0.8))
+    landing = Landing(two, 0, here, 2.067, ContactEstimate(2.0, 40.0, 0.0, here), "cy", 0.99, "motion")
+    landing.hidden_rival = ("ben", ContactEstimate(2.02, 100.0, 0.0, here))
+    spade = CardTrack(2, "2S")
+    spade.samples.append(Sample(78, 2.6, there[0] - 40.0, there[1], 0.8))
+    reader._all = {1: two, 2: spade}
+    reader._now = 2.6 + unread_s
+    assert reader._unruled_card_near(landing) is waits
 
 
 @pytest.mark.parametrize("waited", [False, True])
@@ -2245,6 +2302,20 @@ def test_a_contest_is_not_named_by_the_blobs_entry_when_that_arm_played_on_anoth
         assert sum("inferred" in o["evidence"] for o in twos) == 1
     else:
         assert "dee" in [o["player"] for o in twos]
+
+
+def test_a_busy_arm_that_named_a_card_leaves_the_two_arms_that_came_together_to_contest_it():
+    """cy's 2H and ben's touch 20 ms apart, never seen on their way, their arms seen in one frame;
+    dee's arm, bringing his 2D to a pile beyond, passed over the spot 0.14 s before and named the
+    2H, and cy's arm came to the 2D with his (fresh clip 5802: cleo's arm, bringing her 4C, named
+    ana's and ben's 4D contest 129 mm beyond it, ana's arm passing over the 4C; ana's copy was
+    inferred at the 4C and lost at the 4D). dee's arm reached past: the contest is the two arms
+    that came together, both copies reported, and cy's arm at the 2D only passed."""
+    obs, _ = _cys_2h_unseen_among_arms([("AD", "ana", 4, 0.3), ("2D", "dee", 4, 1.86)],
+                                       {0: [(1.70, "dee"), (1.84, "cy"), (1.84, "ben")],
+                                        4: [(0.3 - 0.16, "ana"), (1.70, "dee"), (1.80, "cy")]})
+    assert sorted((o["card"], o["player"]) for o in obs) == \
+        [("2D", "dee"), ("2H", "ben"), ("2H", "cy"), ("AD", "ana"), ("AH", "ana")]
 
 
 @pytest.mark.parametrize("dee_at_the_2d", [2.4, 2.2, None])  # as it was first seen lying there, before, never

@@ -722,11 +722,20 @@ class PlayReader:
             # clip 5315: dev's arm at a 2D contest from 37.30 s to 37.57 s, the window from 37.70 s;
             # only its return at 37.8 s was seen, too late for a contest, and dev's copy was lost)
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
+        own = [r for r in reached if r[1] == landing.player]
+        others = [r for r in reached if r[1] != landing.player]
+        if own and path_less and self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s) \
+                and any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(others) for b in others[k + 1:]):
+            # the arm that named a card never seen on its way put a card on another pile just then,
+            # and two other arms came as one: its contest, the named arm reaching past (fresh clips
+            # 5802: cleo's arm named ana's and ben's 4D contest 129 mm beyond her 4C, both their
+            # arms in one frame 0.47 s after hers, and the 4D went to ben alone; 5856: dev's arm, on
+            # its way to his 4S, named ben's and ana's 8D contest, both copies lost)
+            reached, own = others, []
         if len(reached) < 2:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
         # neighbour's): the contest is this card's own arm and the other arm nearest it in time.
-        own = [r for r in reached if r[1] == landing.player]
         if own:
             mine = own[0]
             others = sorted((r for r in reached if r[1] != mine[1]), key=lambda r: abs(r[0] - mine[0]))
@@ -2521,20 +2530,28 @@ class PlayReader:
     def _twin_read(self, landing: Landing, label: str) -> str | None:
         """The card ``label`` fits on, reported a moment ago at this very spot (within
         ``twin_mm``), when neither was seen on its way and both were first seen within
-        ``found_with_s``: one card read two ways, not two cards (fresh dev clip 5226: a 5H contest's
+        ``found_with_s``, or both were timed from one arrival of one player's arm (one hand brings
+        one card): one card read two ways, not two cards (fresh dev clip 5226: a 5H contest's
         copies, first read 1 s after they landed, read 5H and 6H 1 mm apart; the 6H stood as a
-        play, and the true 6H 3 s later was taken for it). Two stacked cards lie farther apart
+        play, and the true 6H 3 s later was taken for it; fresh clip 5869 alike, the 6H first read
+        0.3 s after the 5H, both timed from ben's arm). Two stacked cards lie farther apart
         than that, or the lower one's index is under the upper one. Returns that card or None."""
         if not landing.unseen_arrival:
             return None
         x, y = landing.rest
         first = landing.track.first.t
+
+        def one_reach(other: Landing) -> bool:
+            # (a card put on another by the same player came with a later arm: arms are asked only
+            # from the time the card below touched, see _arms_since)
+            return other.player == landing.player and abs(other.contact.t - landing.contact.t) <= 0.5 / self.fps
+
         for other in self._recent:
             below = other.track.label
             if other is landing or other.canceled or not other.unseen_arrival or not below or below == "BACK" \
                     or below == label or not self._fits_on(label, below):
                 continue
-            if abs(other.track.first.t - first) <= self.s.found_with_s and \
+            if (abs(other.track.first.t - first) <= self.s.found_with_s or one_reach(other)) and \
                     math.hypot(other.rest[0] - x, other.rest[1] - y) <= self.s.twin_mm and \
                     any(lb == below and math.hypot(p[0] - x, p[1] - y) <= self.s.twin_mm for lb, p in self._done):
                 return below
@@ -2570,11 +2587,16 @@ class PlayReader:
         the hidden copy waits for it to be a play that :meth:`_arm_played_elsewhere` can ask
         (fresh 5578: ana's arm passed ben's 4C on its way to a 3C contest 189 mm on; the 3C, first
         seen at rest 0.8 s after under the hands, was no landing yet when the 4C's copy for ana
-        came due, a phantom; 5594 the same)."""
+        came due, a phantom; 5594 the same). A card is asked about while the detector still
+        watches it (``watch_seen_s``): read in turn, it may go unread for a while (fresh clip 5871:
+        cleo's arm passed ana's 4H on its way to a 7C contest 117 mm on; the 7C, read once, was
+        not read again for 0.33 s, and the 4H's copy for cleo, no longer waiting, made her arm
+        busy there and her copy of the 7C was lost)."""
         c = landing.hidden_rival[1].t
         x, y = landing.rest
         for track in self._all.values():
-            if track is landing.track or track.reported or not track.samples or self._now - track.last.t > 0.3 \
+            if track is landing.track or track.reported or not track.samples \
+                    or self._now - track.last.t > self.s.watch_seen_s \
                     or not c - 0.1 <= track.samples[0].t <= c + self.s.unruled_within_s:
                 continue
             d = math.hypot(track.last.x - x, track.last.y - y)
