@@ -2318,6 +2318,18 @@ def test_a_busy_arm_that_named_a_card_leaves_the_two_arms_that_came_together_to_
         [("2D", "dee"), ("2H", "ben"), ("2H", "cy"), ("AD", "ana"), ("AH", "ana")]
 
 
+@pytest.mark.parametrize("dee_came", [2.0, 1.9])
+def test_an_arm_come_as_a_card_was_first_seen_leaves_the_two_arms_that_came_together_to_contest_it(dee_came):
+    """cy's 2H and ben's, never seen on their way, their arms seen in one frame at 1.84 s; the 2H
+    is first seen lying there at 2.07 s, and dee's arm, which names it, came at 2.0 s: too late to
+    have brought it (``arm_min_lead_s``; fresh clip 5827: cleo's arm came to dev's and ana's 7D
+    0.1 s before it was first seen, and the 7D went to dev alone). The card is the two arms'
+    contest, both copies reported. dee's arm at 1.9 s could have brought it: his, as before."""
+    obs, _ = _cys_2h_unseen_among_arms([], {0: [(1.84, "cy"), (1.84, "ben"), (dee_came, "dee")]})
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["ben", "cy"] if dee_came == 2.0 else ["dee"])
+
+
 @pytest.mark.parametrize("dee_at_the_2d", [2.4, 2.2, None])  # as it was first seen lying there, before, never
 def test_an_arm_come_to_a_card_already_lying_there_did_not_bring_it(dee_at_the_2d):
     """cy's 2D on the next pile, never seen on its way, reached by cy's arm 0.4 s before it was
@@ -2791,11 +2803,12 @@ def test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table(p
     assert reader.registry.piles["p1"].gone and reader.registry.open_piles() == []
 
 
-def _crossed_pair(ace, two, clubs_ace_by, upper, lower, entry):
+def _crossed_pair(ace, two, clubs_ace_by, upper, lower, entry, two_seen_from=0.0):
     """Two cards never seen on their way at one moment: ``ace`` ((card, player, contact)) on the
     lower of two piles one above the other and ``two`` (a 2C) on the upper one, whose AC
     ``clubs_ace_by`` put down before; the arms seen at each pile (``upper``, ``lower``: [(time,
-    player)]), the blob's entry naming ``entry`` everywhere. The reports."""
+    player)]), the blob's entry naming ``entry`` everywhere; ``two`` unseen before
+    ``two_seen_from`` (s). The reports."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     top, bottom = 7, 12
     seat = {p: scene.seat_point(k) for k, p in enumerate(PLAYERS)}
@@ -2807,7 +2820,8 @@ def _crossed_pair(ace, two, clubs_ace_by, upper, lower, entry):
         under = [(0.3 - 0.16, seat[clubs_ace_by])]
     scene.play(ace[0], ace[1], bottom, ace[2])
     scene.play(two[0], two[1], top, two[2])
-    frames = _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, ace[0], ace[2]), two[0], two[2])
+    frames = [(i, t, [s for s in f if s.label != two[0] or t >= two_seen_from])
+              for i, t, f in _unseen_in_flight_too(_unseen_in_flight(scene, 4.5, ace[0], ace[2]), two[0], two[2])]
     arms = _ArmsAtSlots({scene.slots[top]: [(0.2 - 0.16, seat[clubs_ace_by])] + [(t, seat[p]) for t, p in upper],
                          scene.slots[bottom]: under + [(t, seat[p]) for t, p in lower]}, seat[entry])
     return _read(scene, frames, 4.5, arms=arms)[0]
@@ -2858,6 +2872,23 @@ def test_an_arm_at_the_far_pile_only_in_the_frame_the_other_came_stopped_at_the_
     assert plays == [("2C", "cy", False), ("2H", "ana", False)]
     (two_h,) = [o for o in obs if o["card"] == "2H"]
     assert abs(two_h["t"] - (ana_at_lower + 0.16)) < 0.05  # timed from ana's arm at her pile
+
+
+@pytest.mark.parametrize("two_seen_from", [0.0, 2.7])
+def test_a_crossed_pair_seen_one_card_after_the_other_is_still_told_apart(two_seen_from):
+    """cy (top) puts a 2H on the lower of two piles as ana (bottom) puts her 2C on the upper one,
+    each reaching across the other's pile; neither card is seen on its way, cy's arm first at
+    both, ana's at both in one frame, the blob's entry naming ana. The 2C is first seen 0.4 s
+    after the 2H, which is reported first, provisionally, as ana's, with a hidden copy of cy's:
+    that made ana's arm at the 2C busy, and the 2C went to cy, the 2H to ana (fresh clip 5684:
+    cleo's 3S and ana's 3H, 108 mm apart). A provisional copy of the same two arms' contest is no
+    play elsewhere yet: both are contests of the two arms, and the crossed pair is told apart."""
+    obs = _crossed_pair(("2H", "cy", 2.2), ("2C", "ana", 2.2), "dee",
+                        upper=[(1.867, "cy"), (2.0, "ana")], lower=[(1.933, "cy"), (2.0, "ana")], entry="ana",
+                        two_seen_from=two_seen_from)
+    plays = {(o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2C")}
+    assert plays == {("2C", "ana"), ("2H", "cy")}
+    assert len([o for o in obs if o["card"] in ("2H", "2C")]) == 2
 
 
 @pytest.mark.parametrize("under_read", ["before", "along"])

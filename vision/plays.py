@@ -697,17 +697,20 @@ class PlayReader:
 
         def arms_from(t0: float) -> list[tuple[float, str]]:
             reached: list[tuple[float, str]] = []
-            came.clear()
+            named = []
             for t_arm, entry in self._reaches(landing.rest, t0, t_seen + self.s.arm_after_s, since=since):
                 who, c, _ = self.attributor.attribute(entry, landing.rest)
-                if who is None or c < self.s.path_conf:
-                    continue
-                came.add(who)
+                if who is not None and c >= self.s.path_conf:
+                    named.append((t_arm, entry, who))
+            came.clear()
+            came.update(who for _, _, who in named)
+            for t_arm, entry, who in named:
                 if all(who != r[1] for r in reached) and \
                         not self._taking_back(who, landing.rest, t_arm) and \
                         not self._drawn_back(who, landing.rest, t_arm) and \
-                        (who == landing.player or not (self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s)
-                                                       or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
+                        (who == landing.player or not (
+                            self._played_elsewhere(who, landing.rest, t_arm + self.s.arm_lead_s, unsure_with=came - {who})
+                            or self._withdrawing(who, landing.rest, t_arm + self.s.arm_lead_s))):
                     reached.append((t_arm, who))
                     if isinstance(entry, SharedTrail):
                         trail_only.add(who)
@@ -724,13 +727,17 @@ class PlayReader:
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
         own = [r for r in reached if r[1] == landing.player]
         others = [r for r in reached if r[1] != landing.player]
-        if own and path_less and self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s) \
-                and any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(others) for b in others[k + 1:]):
-            # the arm that named a card never seen on its way put a card on another pile just then,
-            # and two other arms came as one: its contest, the named arm reaching past (fresh clips
-            # 5802: cleo's arm named ana's and ben's 4D contest 129 mm beyond her 4C, both their
-            # arms in one frame 0.47 s after hers, and the 4D went to ben alone; 5856: dev's arm, on
-            # its way to his 4S, named ben's and ana's 8D contest, both copies lost)
+        if own and path_less and any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(others) for b in others[k + 1:]) \
+                and (self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s)
+                     or own[0][0] > landing.track.first.t - self.s.arm_min_lead_s):
+            # two other arms came as one to a card never seen on its way, and the arm that named it
+            # put a card on another pile just then, or came as the card was first seen (too late to
+            # have brought it, see arm_min_lead_s): the card is the two arms' contest, the named arm
+            # reaching past (fresh clips 5802: cleo's arm named ana's and ben's 4D contest 129 mm
+            # beyond her 4C, both their arms in one frame 0.47 s after hers, and the 4D went to ben
+            # alone; 5856: dev's arm, on its way to his 4S, named ben's and ana's 8D contest, both
+            # copies lost; 5827: cleo's arm came to dev's and ana's 7D 0.1 s before it was first
+            # seen, 0.27 s after theirs, and the 7D went to dev alone)
             reached, own = others, []
         if len(reached) < 2:
             return
@@ -1246,14 +1253,23 @@ class PlayReader:
         kept = [a for a in arms if not past(a[1])]
         return kept if kept else arms
 
-    def _played_elsewhere(self, player: str, spot: Point, t: float) -> bool:
+    def _played_elsewhere(self, player: str, spot: Point, t: float, unsure_with: set[str] = frozenset()) -> bool:
         """Whether ``player`` put a card on another pile (reported, or landed and pending) within
-        ``arm_elsewhere_s`` of ``t``: their arm at ``spot`` then only reached past it."""
+        ``arm_elsewhere_s`` of ``t``: their arm at ``spot`` then only reached past it. A contest's
+        seen copy reported provisionally as theirs, its hidden copy still due, does not count when
+        that copy's player is one of ``unsure_with`` (arms that came here too): the same two arms
+        met over both piles, and which card is whose is still to be told (fresh clip 5684: cleo's
+        and ana's arms crossed over her 3S and his 3H 108 mm apart; the 3S, landed first, was
+        named ana's, which made her arm at the 3H busy: the 3H went to cleo alone, the 3S to ana,
+        both wrong. Both read as contests of the same two arms, :meth:`_split_crossed_pair` tells
+        them apart)."""
         def away(where: Point) -> bool:
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) > self.registry.join_mm
 
+        unsure = [other.rest for other, _, _ in self._hidden
+                  if other.player == player and other.hidden_rival is not None and other.hidden_rival[0] in unsure_with]
         if any(who == player and away(where) and abs(tc - t) < self.s.arm_elsewhere_s and g is None
-               for who, tc, where, g in self._plays):
+               and where not in unsure for who, tc, where, g in self._plays):
             return True
         return any(p.player == player and not p.canceled and not p.unseen_arrival and away(p.rest)
                    and abs(p.contact.t - t) < self.s.arm_elsewhere_s for p in self.pending + self._misreads())
