@@ -2891,6 +2891,30 @@ def test_a_crossed_pair_seen_one_card_after_the_other_is_still_told_apart(two_se
     assert len([o for o in obs if o["card"] in ("2H", "2C")]) == 2
 
 
+@pytest.mark.parametrize("apart_mm, other_arm_here, busy", [(108.0, True, False), (224.0, True, True), (108.0, False, True)])
+def test_a_provisional_copy_is_no_play_elsewhere_for_the_same_two_arms_at_a_neighbouring_pile(apart_mm, other_arm_here, busy):
+    """ana's provisional 3S copy, cleo's copy hidden under it and still due, and an arm of ana's at
+    a pile ``apart_mm`` off: with cleo's arm there too, within ``stay_near_mm``, the same two arms
+    met over both piles (a crossed pair, fresh clip 5684), and the 3S is not yet a play of ana's
+    elsewhere. Farther off (fresh clip 5849, 224 mm), or with no arm of cleo's there, it is."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    there = scene.slots[0]
+    here = (there[0], there[1] - apart_mm)
+    three = CardTrack(1, "3S")
+    three.samples.append(Sample(72, 2.4, *there, 0.8))
+    landing = Landing(three, 0, there, 2.4, ContactEstimate(2.16, 150.0, 0.0, there), "ana", 0.99, "motion")
+    landing.hidden_rival = ("cleo", ContactEstimate(2.1, 150.0, 0.0, there))
+    reader._hidden.append((landing, {"card": "3S"}, 3.3))
+    reader._plays.append(("ana", 2.16, there, None))
+    arms_here = {"cleo"} if other_arm_here else set()
+    assert reader._played_elsewhere("ana", here, 2.2, unsure_with=arms_here) is busy
+
+
 @pytest.mark.parametrize("under_read", ["before", "along"])
 def test_a_card_read_under_the_next_one_before_it_came_is_no_better_read_of_it(under_read):
     """A 2H read twice where the AH lies, then a 3H read there from the next frame on (fresh clip

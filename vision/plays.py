@@ -1262,12 +1262,15 @@ class PlayReader:
         and ana's arms crossed over her 3S and his 3H 108 mm apart; the 3S, landed first, was
         named ana's, which made her arm at the 3H busy: the 3H went to cleo alone, the 3S to ana,
         both wrong. Both read as contests of the same two arms, :meth:`_split_crossed_pair` tells
-        them apart)."""
+        them apart; piles farther apart than ``stay_near_mm`` are no such pair: fresh clip 5849, ana's
+        3D and ben's 4D 224 mm apart, each taken for a contest of their two arms, each copy then
+        kept the other's open, and a phantom copy of the 3D stood)."""
         def away(where: Point) -> bool:
             return math.hypot(where[0] - spot[0], where[1] - spot[1]) > self.registry.join_mm
 
         unsure = [other.rest for other, _, _ in self._hidden
-                  if other.player == player and other.hidden_rival is not None and other.hidden_rival[0] in unsure_with]
+                  if other.player == player and other.hidden_rival is not None and other.hidden_rival[0] in unsure_with
+                  and math.dist(other.rest, spot) <= self.s.stay_near_mm]
         if any(who == player and away(where) and abs(tc - t) < self.s.arm_elsewhere_s and g is None
                and where not in unsure for who, tc, where, g in self._plays):
             return True
