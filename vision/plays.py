@@ -726,10 +726,11 @@ class PlayReader:
             # only its return at 37.8 s was seen, too late for a contest, and dev's copy was lost)
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
         own = [r for r in reached if r[1] == landing.player]
-        others = [r for r in reached if r[1] != landing.player]
-        if own and path_less and any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(others) for b in others[k + 1:]) \
-                and (self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s)
-                     or own[0][0] > landing.track.first.t - self.s.arm_min_lead_s):
+        rest_arms = [r for r in reached if r[1] != landing.player]
+        two_as_one = any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(rest_arms) for b in rest_arms[k + 1:])
+        if own and path_less and two_as_one and (
+                self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s)
+                or own[0][0] > landing.track.first.t - self.s.arm_min_lead_s):
             # two other arms came as one to a card never seen on its way, and the arm that named it
             # put a card on another pile just then, or came as the card was first seen (too late to
             # have brought it, see arm_min_lead_s): the card is the two arms' contest, the named arm
@@ -738,7 +739,7 @@ class PlayReader:
             # alone; 5856: dev's arm, on its way to his 4S, named ben's and ana's 8D contest, both
             # copies lost; 5827: cleo's arm came to dev's and ana's 7D 0.1 s before it was first
             # seen, 0.27 s after theirs, and the 7D went to dev alone)
-            reached, own = others, []
+            reached, own = rest_arms, []
         if len(reached) < 2:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
@@ -1270,7 +1271,7 @@ class PlayReader:
 
         unsure = [other.rest for other, _, _ in self._hidden
                   if other.player == player and other.hidden_rival is not None and other.hidden_rival[0] in unsure_with
-                  and math.dist(other.rest, spot) <= self.s.stay_near_mm]
+                  and math.dist(other.rest, spot) <= self.s.stay_near_mm] if unsure_with else []
         if any(who == player and away(where) and abs(tc - t) < self.s.arm_elsewhere_s and g is None
                and where not in unsure for who, tc, where, g in self._plays):
             return True
