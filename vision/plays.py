@@ -911,14 +911,21 @@ class PlayReader:
     def _read_again(self, track: CardTrack, i: int, rest: Point) -> bool:
         """Whether a card that came to rest after a way of at most two sightings lies where a
         reported copy of it, played there before, was last seen, before this track began
-        (``resight_same_mm``): that card read again, not a new play of it."""
+        (``resight_same_mm``; where it came to rest when no reported copy is tracked any more):
+        that card read again, not a new play of it."""
         if self._arrived(track.samples, i, rest) > 2 or \
                 not self._played_there_before(track.label, rest, float(track.samples[i].t)):
             return False
-        return any(other is not track and other.label == track.label and other.reported and other.samples
-                   and other.last.t < track.first.t
-                   and math.hypot(other.last.x - rest[0], other.last.y - rest[1]) <= self.s.resight_same_mm
-                   for other in self._all.values())
+        copies = [other for other in self._all.values()
+                  if other is not track and other.label == track.label and other.reported and other.samples]
+        # where each copy was last seen; a copy whose track is forgotten (a still pile is not looked
+        # at) was last seen where it came to rest (fresh clip 5877: the 3C on its clubs pile, 13 s
+        # on, read under ana's hand 1 mm from its rest, its track joined to her 3D read "3C" in
+        # flight one frame before: a second 3C ruled, which made her arm busy, and her copy of a
+        # 3D contest beside it was lost)
+        spots = [(other.last.x, other.last.y) for other in copies if other.last.t < track.first.t] if copies else \
+            [p for lb, p, t0 in self._done_at if lb == track.label and t0 < track.first.t]
+        return any(math.hypot(x - rest[0], y - rest[1]) <= self.s.resight_same_mm for x, y in spots)
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
         """Seen before (elsewhere) and at rest, but never on the way: the last sample before the rest
