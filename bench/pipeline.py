@@ -28,6 +28,16 @@ everything after detection. The source used is printed with the figures.
 as the issue's figures) and prints how many of them vision rules illegal: the other side of
 rule-aware reading, which the issue states no target for.
 
+``--json FILE`` also writes every clip's figures (and, with ``--detail``, its dispute, phantom,
+missed and misattributed lines) to FILE; ``--compare OLD NEW`` reads two such files and prints the
+figures of each over the clips both ran, then every clip that reads differently with the lines
+that changed. That is how a change to the reader is judged: run the old code (a ``git worktree``
+of it) and the new on the same ``--keep`` folder, then compare:
+
+    .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/new.json
+    (cd /tmp/old && .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/old.json)
+    .venv/bin/python bench/pipeline.py --compare /tmp/old.json /tmp/new.json
+
 ``--detail`` also prints where the delay goes: per kind of play (ordinary, a seen contest copy, an
 inferred copy) and per wait that last held its report (``evidence.timing`` of each observation),
 the median delay, the time from the true contact to the first resting sighting, and the time from
@@ -262,6 +272,70 @@ def _wait_table(rows: list[dict]) -> list[str]:
     return lines
 
 
+CLIP_COUNTS = ("plays", "found", "phantoms", "attributed", "rounds", "rounds_exact")
+
+
+def clip_record(seed: int, s: dict) -> dict:
+    """One clip's figures as ``--json`` writes them (``score``'s, less the per-play timing rows)."""
+    return {"seed": seed, **{k: s[k] for k in CLIP_COUNTS},
+            "disputes": [{k: d[k] for k in ("gap", "found", "correct", "tie")} for d in s["disputes"]],
+            "detail": s["detail"]}
+
+
+def figures_line(clips: list[dict]) -> str:
+    """The accuracy figures over ``clips`` (``clip_record``s), on one line."""
+    t = {k: sum(c[k] for c in clips) for k in CLIP_COUNTS}
+    disputes = [d for c in clips for d in c["disputes"]]
+    big = [d for d in disputes if d["gap"] >= 20]
+    ten = [d for d in disputes if d["gap"] == 10]
+
+    def pct(a: int, b: int) -> str:
+        return f"{a}/{b} ({100.0 * a / b:.2f}%)" if b else f"{a}/{b}"
+
+    return (f"{len(clips)} clips: plays {pct(t['found'], t['plays'])}, phantoms {t['phantoms']} in {t['rounds']} rounds, "
+            f"attributed {pct(t['attributed'], t['found'])}, first touch >= 20 ms "
+            f"{sum(d['correct'] for d in big)}/{len(big)} (ties {sum(d['tie'] for d in big)}), "
+            f"10 ms {sum(d['correct'] for d in ten)}/{len(ten)}, rounds exact {t['rounds_exact']}/{t['rounds']}")
+
+
+def compare(old_path: str, new_path: str) -> int:
+    """``--compare``: two ``--json`` files' figures over their common clips, then each clip that
+    reads differently, with its detail lines only the old run had (-) and only the new one has (+)."""
+    runs = []
+    for path in (old_path, new_path):
+        try:
+            runs.append({c["seed"]: c for c in json.loads(Path(path).read_text())["clips"]})
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"--compare: {path}: not a bench --json file ({exc})", file=sys.stderr)
+            return 2
+    old, new = runs
+    common = sorted(set(old) & set(new))
+    if not common:
+        print("--compare: the two runs share no clip (seed)", file=sys.stderr)
+        return 2
+    print(f"old: {figures_line([old[s] for s in common])}")
+    print(f"new: {figures_line([new[s] for s in common])}")
+    changed = 0
+    for seed in common:
+        a, b = old[seed], new[seed]
+        if {k: a[k] for k in CLIP_COUNTS} == {k: b[k] for k in CLIP_COUNTS} and a["disputes"] == b["disputes"] \
+                and a["detail"] == b["detail"]:
+            continue
+        changed += 1
+        print(f"seed {seed}: found {a['found']} -> {b['found']}/{b['plays']}, phantoms {a['phantoms']} -> {b['phantoms']}, "
+              f"attributed {a['attributed']} -> {b['attributed']}, rounds exact {a['rounds_exact']} -> {b['rounds_exact']}")
+        for line in a["detail"]:
+            if line not in b["detail"]:
+                print(f"  - {line.strip()}")
+        for line in b["detail"]:
+            if line not in a["detail"]:
+                print(f"  + {line.strip()}")
+    print(f"{changed} of {len(common)} clips read differently"
+          + (f"; only in old: {sorted(set(old) - set(new))}" if set(old) - set(new) else "")
+          + (f"; only in new: {sorted(set(new) - set(old))}" if set(new) - set(old) else ""))
+    return 0
+
+
 def fmt(value: float | None, target: str, ok: bool | None, unit: str = "") -> str:
     mark = "n/a " if ok is None else ("PASS" if ok else "MISS")
     shown = "n/a" if value is None else (f"{value:.1f}{unit}" if isinstance(value, float) else f"{value}{unit}")
@@ -283,7 +357,12 @@ def main() -> int:
                     help="bots misjudge and play an illegal card with this chance when they have nothing to play "
                          "(simulate --mistakes; default 0, as the issue's figures): measures illegal plays ruled "
                          "illegal (use another --keep folder: the clips differ)")
+    ap.add_argument("--json", metavar="FILE", help="also write every clip's figures here (for --compare)")
+    ap.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"),
+                    help="run nothing: compare two --json files clip by clip (development)")
     args = ap.parse_args()
+    if args.compare:
+        return compare(*args.compare)
     seeds = SEEDS
     if args.seeds:
         try:
@@ -309,6 +388,7 @@ def main() -> int:
               "owner_unknown": 0, "owner_unknown_found": 0, "illegal_true": 0, "illegal_caught": 0, "illegal_wrong": 0}
     timing, disputes, delays, factors, peaks, ms_frame, cpu_share = [], [], [], [], [], [], []
     waits: list[dict] = []
+    records: list[dict] = []
     for seed in seeds[: args.clips]:
         clip, out = work / f"clip-{seed}", work / f"out-{seed}"
         if not (clip / "table.mp4").exists():
@@ -333,6 +413,9 @@ def main() -> int:
               f"{s['footage_s'] / wall:.2f}x real time, {cpu_share[-1]:.2f} CPU s per footage s", flush=True)
         for line in s["detail"]:
             print(line, flush=True)
+        records.append(clip_record(seed, s))
+        if args.json:  # (after every clip: a run cut short keeps what it measured)
+            Path(args.json).write_text(json.dumps({"source": source, "clips": records}, indent=1) + "\n")
 
     def share(a: int, b: int) -> float | None:
         return 100.0 * a / b if b else None
