@@ -2354,6 +2354,30 @@ def test_a_busy_arm_that_named_a_card_leaves_the_two_arms_that_came_together_to_
         [("2D", "dee"), ("2H", "ben"), ("2H", "cy"), ("AD", "ana"), ("AH", "ana")]
 
 
+@pytest.mark.parametrize("dee_through_a_shared_trail", [True, False])
+def test_an_arm_seen_only_through_a_shared_trail_leaves_two_arms_that_reached_the_spot_to_contest_it(
+        dee_through_a_shared_trail):
+    """cy's 2H and ben's, never seen on their way, their arms reaching the spot 20 ms apart; dee's
+    arm, which the blob's entry names, came 40 ms after ben's but was seen there only through a
+    trail it shares with theirs (one blob of three arms over two piles: fresh clip 5871, ben's arm
+    at his AH named ana's and dev's 2C contest 106 mm beyond it, and the 2C went to ben and dev,
+    the AH to ana). dee reached past: the contest is cy's and ben's. Seen reaching the spot
+    itself, dee's arm stands as the card's own, as before."""
+    from vision.attribution import SharedTrail
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 0.2)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = _unseen_in_flight(scene, 4.5, "2H", 2.0)
+    seat = {p: scene.seat_point(k) for k, p in enumerate(PLAYERS)}
+    dee = SharedTrail(seat["dee"]) if dee_through_a_shared_trail else seat["dee"]
+    arms = _ArmsAtSlots({scene.slots[0]: [(0.2 - 0.16, seat["ana"]), (1.84, seat["cy"]), (1.86, seat["ben"]),
+                                          (1.90, dee)]}, seat["dee"])
+    obs, _ = _read(scene, frames, 4.5, arms=arms)
+    twos = sorted(o["player"] for o in obs if o["card"] == "2H")
+    assert twos == (["ben", "cy"] if dee_through_a_shared_trail else ["ben", "dee"])
+
+
 @pytest.mark.parametrize("dee_came", [2.0, 1.9])
 def test_an_arm_come_as_a_card_was_first_seen_leaves_the_two_arms_that_came_together_to_contest_it(dee_came):
     """cy's 2H and ben's, never seen on their way, their arms seen in one frame at 1.84 s; the 2H

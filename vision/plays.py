@@ -740,6 +740,15 @@ class PlayReader:
             # copies lost; 5827: cleo's arm came to dev's and ana's 7D 0.1 s before it was first
             # seen, 0.27 s after theirs, and the 7D went to dev alone)
             reached, own = rest_arms, []
+        elif own and path_less and own[0][1] in trail_only:
+            direct = [r for r in rest_arms if r[1] not in trail_only]
+            if any(abs(a[0] - b[0]) <= self.s.arm_contest_wide_s for k, a in enumerate(direct) for b in direct[k + 1:]):
+                # the arm that named a card never seen on its way was seen there only through a
+                # trail it shares with other arms, and two other arms reached the spot themselves,
+                # together: those two are the card's contest, the named arm reaching past to the
+                # pile beside it (fresh clip 5871: ben's arm at his AH named ana's and dev's 2C
+                # contest 106 mm beyond; the 2C went to ben and dev, and the AH then to ana)
+                reached, own = direct, []
         if len(reached) < 2:
             return
         # On a busy table the spot's blob may also show the arm of an earlier play there (or of a
