@@ -31,7 +31,7 @@ rule-aware reading, which the issue states no target for.
 ``--json FILE`` also writes every clip's figures (and, with ``--detail``, its dispute, phantom,
 missed and misattributed lines) to FILE; ``--compare OLD NEW`` reads two such files and prints the
 figures of each over the clips both ran, then every clip that reads differently with the lines
-that changed. That is how a change to the reader is judged: run the old code (a ``git worktree``
+that changed, in order. That is how a change to the reader is judged: run the old code (a ``git worktree``
 of it) and the new on the same ``--keep`` folder, then compare:
 
     .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/new.json
@@ -47,6 +47,7 @@ that sighting to the report.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import statistics
@@ -324,12 +325,11 @@ def compare(old_path: str, new_path: str) -> int:
         changed += 1
         print(f"seed {seed}: found {a['found']} -> {b['found']}/{b['plays']}, phantoms {a['phantoms']} -> {b['phantoms']}, "
               f"attributed {a['attributed']} -> {b['attributed']}, rounds exact {a['rounds_exact']} -> {b['rounds_exact']}")
-        for line in a["detail"]:
-            if line not in b["detail"]:
-                print(f"  - {line.strip()}")
-        for line in b["detail"]:
-            if line not in a["detail"]:
-                print(f"  + {line.strip()}")
+        # in order (a dispute's ruling lines read alike: which dispute they follow tells them apart)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a["detail"], b["detail"], autojunk=False).get_opcodes():
+            if tag != "equal":
+                print(*(f"  - {line.strip()}" for line in a["detail"][i1:i2]),
+                      *(f"  + {line.strip()}" for line in b["detail"][j1:j2]), sep="\n")
     print(f"{changed} of {len(common)} clips read differently"
           + (f"; only in old: {sorted(set(old) - set(new))}" if set(old) - set(new) else "")
           + (f"; only in new: {sorted(set(new) - set(old))}" if set(new) - set(old) else ""))

@@ -50,6 +50,19 @@ def test_compare_prints_both_runs_figures_and_only_the_clips_that_read_different
     assert len(out) == 6
 
 
+def test_compare_shows_a_changed_line_in_place_even_where_its_text_appears_elsewhere(tmp_path, capsys):
+    """Two disputes ruled alike: the first one's ruling changed to read as the second's. A diff by
+    set would show the removal only; in order, it shows what the first dispute now reads."""
+    first, second = "  dispute 7D on p1 at 20.00s, gap 50 ms", "  dispute 8D on p1 at 30.00s, gap 33 ms"
+    won, lost = "      ruled winner ana tie False", "      ruled winner dev tie False"
+    old = _write(tmp_path / "old.json", {5001: _scored(20, 0, 20, 1, [], [first, lost, second, won])})
+    new = _write(tmp_path / "new.json", {5001: _scored(20, 0, 20, 1, [], [first, won, second, won])})
+    assert bench.compare(old, new) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[3:5] == [f"  - {lost.strip()}", f"  + {won.strip()}"]
+    assert out[5] == "1 of 1 clips read differently"
+
+
 def test_compare_refuses_a_file_that_is_not_a_bench_record(tmp_path, capsys):
     good = _write(tmp_path / "good.json", {5001: _scored(20, 0, 20, 1, [], [])})
     bad = tmp_path / "bad.json"
