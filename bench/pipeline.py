@@ -35,7 +35,7 @@ that changed, in order. That is how a change to the reader is judged: run the ol
 of it) and the new on the same ``--keep`` folder, then compare:
 
     .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/new.json
-    (cd /tmp/old && .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/old.json)
+    (cd /tmp/old && PYTHONPATH=/tmp/old .venv/bin/python bench/pipeline.py --seeds 5780,5781 --keep /tmp/k --detail --json /tmp/old.json)
     .venv/bin/python bench/pipeline.py --compare /tmp/old.json /tmp/new.json
 
 ``--detail`` also prints where the delay goes: per kind of play (ordinary, a seen contest copy, an
@@ -301,7 +301,7 @@ def figures_line(clips: list[dict]) -> str:
 
 def compare(old_path: str, new_path: str) -> int:
     """``--compare``: two ``--json`` files' figures over their common clips, then each clip that
-    reads differently, with its detail lines only the old run had (-) and only the new one has (+)."""
+    reads differently, with the detail lines that changed, in order: the old run's (-), the new one's (+)."""
     runs = []
     for path in (old_path, new_path):
         try:
@@ -319,8 +319,7 @@ def compare(old_path: str, new_path: str) -> int:
     changed = 0
     for seed in common:
         a, b = old[seed], new[seed]
-        if {k: a[k] for k in CLIP_COUNTS} == {k: b[k] for k in CLIP_COUNTS} and a["disputes"] == b["disputes"] \
-                and a["detail"] == b["detail"]:
+        if a == b:
             continue
         changed += 1
         print(f"seed {seed}: found {a['found']} -> {b['found']}/{b['plays']}, phantoms {a['phantoms']} -> {b['phantoms']}, "
@@ -330,9 +329,9 @@ def compare(old_path: str, new_path: str) -> int:
             if tag != "equal":
                 print(*(f"  - {line.strip()}" for line in a["detail"][i1:i2]),
                       *(f"  + {line.strip()}" for line in b["detail"][j1:j2]), sep="\n")
+    only_old, only_new = sorted(set(old) - set(new)), sorted(set(new) - set(old))
     print(f"{changed} of {len(common)} clips read differently"
-          + (f"; only in old: {sorted(set(old) - set(new))}" if set(old) - set(new) else "")
-          + (f"; only in new: {sorted(set(new) - set(old))}" if set(new) - set(old) else ""))
+          + (f"; only in old: {only_old}" if only_old else "") + (f"; only in new: {only_new}" if only_new else ""))
     return 0
 
 

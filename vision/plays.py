@@ -350,6 +350,12 @@ def _off_deg(spot: Point, where: Point, anchor: Point) -> float:
     return abs(math.degrees((d + math.pi) % (2 * math.pi) - math.pi))
 
 
+def _closest_gap(arms: list[tuple[float, str]]) -> float:
+    """The shortest time between two of ``arms`` ((arrival, player) each) reaching a spot; inf for
+    fewer than two."""
+    return min((abs(a[0] - b[0]) for k, a in enumerate(arms) for b in arms[k + 1:]), default=math.inf)
+
+
 def unseen_between(t_before: float, t_after: float) -> tuple[float, float, list[float]]:
     """(time, sigma ms, evidence ``between``) of a card played unseen some time between two
     contacts: the middle, half the span as sigma (at most the 10 s the event schema takes)."""
@@ -727,7 +733,7 @@ class PlayReader:
             reached = arms_from(own_t - self.s.arm_contest_wide_s)
         own = [r for r in reached if r[1] == landing.player]
         rest_arms = [r for r in reached if r[1] != landing.player]
-        two_as_one = any(abs(a[0] - b[0]) < self.s.arm_tie_s for k, a in enumerate(rest_arms) for b in rest_arms[k + 1:])
+        two_as_one = _closest_gap(rest_arms) < self.s.arm_tie_s
         if own and path_less and two_as_one and (
                 self._played_elsewhere(landing.player, landing.rest, own[0][0] + self.s.arm_lead_s)
                 or own[0][0] > landing.track.first.t - self.s.arm_min_lead_s):
@@ -742,7 +748,7 @@ class PlayReader:
             reached, own = rest_arms, []
         elif own and path_less and own[0][1] in trail_only:
             direct = [r for r in rest_arms if r[1] not in trail_only]
-            if any(abs(a[0] - b[0]) <= self.s.arm_contest_wide_s for k, a in enumerate(direct) for b in direct[k + 1:]):
+            if _closest_gap(direct) <= self.s.arm_contest_wide_s:
                 # the arm that named a card never seen on its way was seen there only through a
                 # trail it shares with other arms, and two other arms reached the spot themselves,
                 # together: those two are the card's contest, the named arm reaching past to the
@@ -927,13 +933,15 @@ class PlayReader:
             return False
         copies = [other for other in self._all.values()
                   if other is not track and other.label == track.label and other.reported and other.samples]
-        # where each copy was last seen; a copy whose track is forgotten (a still pile is not looked
-        # at) was last seen where it came to rest (fresh clip 5877: the 3C on its clubs pile, 13 s
-        # on, read under ana's hand 1 mm from its rest, its track joined to her 3D read "3C" in
-        # flight one frame before: a second 3C ruled, which made her arm busy, and her copy of a
-        # 3D contest beside it was lost)
-        spots = [(other.last.x, other.last.y) for other in copies if other.last.t < track.first.t] if copies else \
-            [p for lb, p, t0 in self._done_at if lb == track.label and t0 < track.first.t]
+        if copies:  # where each copy was last seen
+            spots = [(other.last.x, other.last.y) for other in copies if other.last.t < track.first.t]
+        else:
+            # a copy whose track is forgotten (a still pile is not looked at) was last seen where it
+            # came to rest (fresh clip 5877: the 3C on its clubs pile, 13 s on, read under ana's
+            # hand 1 mm from its rest, its track joined to her 3D read "3C" in flight one frame
+            # before: a second 3C ruled, which made her arm busy, and her copy of a 3D contest
+            # beside it was lost)
+            spots = [p for lb, p, t0 in self._done_at if lb == track.label and t0 < track.first.t]
         return any(math.hypot(x - rest[0], y - rest[1]) <= self.s.resight_same_mm for x, y in spots)
 
     def _flight_unseen(self, samples: list, i: int, rest: Point) -> bool:
