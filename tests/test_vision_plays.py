@@ -395,28 +395,33 @@ def _covered_then_lying(frames, label, hands_gone, axis_deg):
                         for s in sightings if s.label != label or t < 2.2 or after]
 
 
-@pytest.mark.parametrize("rival_left, rested, ordered", [
-    (2.20, False, False),  # both arms left together: both copies stay
-    (2.217, True, False),  # 0.067 s later: together, even with a hand seen lifting (dev clip 5240: a tie)
-    (2.25, True, True),  # 0.1 s later, its hand seen resting then lifting (dev clips 5246/5262)
-    (2.25, False, False),
-    (2.32, True, True),  # 0.17 s later, its hand seen resting then lifting (fresh dev clips 5250/5251)
-    (2.32, False, False),
-    (2.43, False, False),  # 0.28 s later, but never seen resting then lifting: no telling
-    (2.43, True, True),
-    (2.55, True, True),  # 0.4 s later
-    (2.55, False, False),  # 0.4 s later, never seen lifting: a weaker cue, the arms' clocks cannot confirm it
-])
-def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left, rested, ordered):
-    # cy's 2H seen on the pile, ben's copy only as his arm; ben's arm stays until it takes his card
-    # back (it lay on top, so it came later), or both arms leave together (both copies stay)
+def _read_cys_unseen_2h(arms_leaving, rested):
+    """What is reported of cy's 2H on ana's AH, never seen on its way, with arms at the pile:
+    (arrival, seat index, departure) each (:class:`_ArmsLeaving`)."""
     scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), rival_left)],
-                        rested=rested)
-    obs, _ = _read(scene, frames, 3.5, arms=arms)
+    arms = _ArmsLeaving([(came, scene.seat_point(seat), left) for came, seat, left in arms_leaving], rested=rested)
+    return _read(scene, frames, 3.5, arms=arms)[0]
+
+
+@pytest.mark.parametrize("rival_left, rested, ordered", [
+    (2.40, False, False),  # both arms left together: both copies stay
+    (2.417, True, False),  # 0.067 s later: together, even with a hand seen lifting (dev clip 5240: a tie)
+    (2.45, True, True),  # 0.1 s later, its hand seen resting then lifting (dev clips 5246/5262)
+    (2.45, False, False),
+    (2.52, True, True),  # 0.17 s later, its hand seen resting then lifting (fresh dev clips 5250/5251)
+    (2.52, False, False),
+    (2.63, False, False),  # 0.28 s later, but never seen resting then lifting: no telling
+    (2.63, True, True),
+    (2.75, True, True),  # 0.4 s later
+    (2.75, False, False),  # 0.4 s later, never seen lifting: a weaker cue, the arms' clocks cannot confirm it
+])
+def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left, rested, ordered):
+    # cy's 2H seen on the pile, ben's copy only as his arm; ben's arm stays until it takes his card
+    # back (it lay on top, so it came later), or both arms leave together (both copies stay)
+    obs = _read_cys_unseen_2h([(2.03 - 0.16, 2, 2.35), (2.0 - 0.16, 1, rival_left)], rested)
     twos = {o["player"]: o for o in obs if o["card"] == "2H"}
     assert set(twos) == {"cy", "ben"}
     ruling = _cys_dispute(obs)
@@ -424,10 +429,27 @@ def test_the_arm_that_takes_its_copy_back_off_the_pile_touched_second(rival_left
         assert not ruling["tie"] and ruling["winner"] == "cy"
         assert "ben took a copy back" in twos["cy"]["evidence"]["occlusion"]
         assert twos["cy"]["t"] < twos["ben"]["t"]  # though ben's arm got there first
-    elif rival_left > 2.5:  # said, as a weak cue: still a tie
+    elif rival_left > 2.7:  # said, as a weak cue: still a tie
         assert ruling["tie"] and "no lift seen" in twos["cy"]["evidence"]["occlusion"]
     else:  # the arms tell nothing: the arm timing alone, a tie
         assert ruling["tie"] and "occlusion" not in twos["cy"]["evidence"]
+
+
+@pytest.mark.parametrize("ben_left, cy_lifted, copies", [
+    (2.07, False, ["cy"]), (2.2, False, ["cy"]),  # ben's arm turned back 0.2-0.33 s after it came
+    (2.07, True, ["ben", "cy"]),  # ...but cy was seen taking a copy back: hers lay on his
+    (2.3, False, ["ben", "cy"]), (2.4, False, ["ben", "cy"]),  # ben's stayed 0.43 s or more
+])
+def test_a_second_arm_that_turned_back_before_it_touched_brings_no_hidden_copy(ben_left, cy_lifted, copies):
+    """cy's 2H, never seen on its way; ben's arm came to the pile 0.03 s after hers. An arm that
+    brings a card stays while it touches and lets go (simulated: 0.47 s or more on 186 copies);
+    ben's, gone 0.2-0.33 s after it came, turned back before it touched, as a player does who sees
+    the spot taken (fresh clips 5917 5S, 5928 5D, 5931 7C: each one player's card, and a phantom
+    copy for the arm that turned back). Unless cy's hand was seen resting on the pile and lifting
+    a copy off it: then ben's lay under it, however briefly his hand stayed (dev clips 5813 3C,
+    5832 3H, 5877 4S). Staying 0.43 s or more, his arm brought a copy."""
+    obs = _read_cys_unseen_2h([(2.0 - 0.16, 2, 2.25), (2.03 - 0.16, 1, ben_left)], rested=cy_lifted)
+    assert sorted(o["player"] for o in obs if o["card"] == "2H") == copies
 
 
 @pytest.mark.parametrize("off_mm", [0.0, 36.0])
@@ -560,7 +582,7 @@ class _ArmsMoving(_ArmsLeaving):
 
 
 def test_the_hand_lifting_a_contest_copy_is_the_last_to_move_before_the_arms_left():
-    """ben's arm left 0.2 s after cy's, his hand seen resting and lifting his copy (2.25-2.35 s);
+    """ben's arm left 0.2 s after cy's, his hand seen resting and lifting his copy (2.45-2.55 s);
     then dee's arm came to the pile with the next card (2.7-2.9 s), inside the watch of the
     contest's arms. The lift that tells is the last motion before the contenders' arms left, not
     dee's arm (fresh dev clip 5358: a 3C contest ruled a tie so, once the arms were watched
@@ -570,8 +592,8 @@ def test_the_hand_lifting_a_contest_copy_is_the_last_to_move_before_the_arms_lef
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
     ben, dee = scene.seat_point(1), scene.seat_point(3)
-    arms = _ArmsMoving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, ben, 2.35)],
-                       moves=[(2.25, 2.35, ben), (2.7, 2.9, dee)])
+    arms = _ArmsMoving([(2.03 - 0.16, scene.seat_point(2), 2.35), (2.0 - 0.16, ben, 2.55)],
+                       moves=[(2.45, 2.55, ben), (2.7, 2.9, dee)])
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     twos = {o["player"]: o for o in obs if o["card"] == "2H"}
     assert set(twos) == {"cy", "ben"} and "its hand seen resting, then lifting" in twos["cy"]["evidence"]["occlusion"]
@@ -626,7 +648,7 @@ def test_a_hand_seen_moving_for_a_single_frame_is_no_lift(lift_s, ordered):
     scene.play("AH", "ana", 0, 1.0)
     scene.play("2H", "cy", 0, 2.0)
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
-    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.15), (2.0 - 0.16, scene.seat_point(1), 2.283)],
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.35), (2.0 - 0.16, scene.seat_point(1), 2.483)],
                         rested=True, lift_s=lift_s)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     ruling = _cys_dispute(obs)
@@ -678,7 +700,7 @@ def test_a_weakly_read_contest_copy_confirmed_by_the_next_card_brings_its_hidden
     scene.play("3H", "dee", 0, 4.0)
     frames = [(i, t, [dataclasses.replace(s, confidence=0.5) if s.label == "2H" else s for s in sightings])
               for i, t, sightings in _unseen_in_flight(scene, 5.5, "2H", 2.0)]
-    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.2), (2.0 - 0.16, scene.seat_point(1), 2.22)],
+    arms = _ArmsLeaving([(2.03 - 0.16, scene.seat_point(2), 2.4), (2.0 - 0.16, scene.seat_point(1), 2.42)],
                         rested=False)
     obs, reader = _read(scene, frames, 5.5, arms=arms)
     twos = [o for o in obs if o["card"] == "2H"]
@@ -1752,7 +1774,7 @@ class _ArmsAtLeaving(_ArmsAt):
         return (d - 0.1, d, w) if t0 <= d <= t1 else None
 
 
-@pytest.mark.parametrize("ben_left", [2.2, 2.55])
+@pytest.mark.parametrize("ben_left", [2.4, 2.75])
 def test_an_arm_that_stayed_to_take_a_contest_copy_back_brings_no_copy_to_the_next_pile(ben_left):
     """ben's arm loses a 2H contest (cy's copy seen, ben's only as his arm) and stays on the pile
     to take his copy back; leaving it, it passes the next pile as dee plays a 2S there: no copy of
@@ -1766,16 +1788,16 @@ def test_an_arm_that_stayed_to_take_a_contest_copy_back_brings_no_copy_to_the_ne
     frames = [(i, t, [x for x in s if x.label != "2S" or t >= 2.95]) for i, t, s in frames]
     cy, ben, dee, ana = (scene.seat_point(k) for k in (2, 1, 3, 0))
     arms = _ArmsAtLeaving({
-        scene.slots[0]: (cy, [(1.0 - 0.16, ana, 1.3), (2.03 - 0.16, cy, 2.15), (2.0 - 0.16, ben, ben_left)]),
-        scene.slots[1]: (dee, [(1.2 - 0.16, ana, 1.5), (2.9 - 0.16, dee, 3.1), (2.92 - 0.16, ben, 3.05)])})
+        scene.slots[0]: (cy, [(1.0 - 0.16, ana, 1.3), (2.03 - 0.16, cy, 2.35), (2.0 - 0.16, ben, ben_left)]),
+        scene.slots[1]: (dee, [(1.2 - 0.16, ana, 1.5), (2.9 - 0.16, dee, 3.3), (2.92 - 0.16, ben, 3.25)])})
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == ["ben", "cy"]
     spades = sorted(o["player"] for o in obs if o["card"] == "2S")
-    assert spades == (["dee"] if ben_left > 2.5 else ["ben", "dee"])
+    assert spades == (["dee"] if ben_left > 2.6 else ["ben", "dee"])
 
 
 @pytest.mark.parametrize("slot", [1, 2])
-@pytest.mark.parametrize("cy_left_spades", [2.6, 2.15])
+@pytest.mark.parametrize("cy_left_spades", [2.8, 2.35])
 def test_an_arm_inferred_at_two_neighbouring_piles_is_a_copy_where_it_stayed_longer(cy_left_spades, slot):
     """ben's 2H and dee's 2S, on piles 85 mm apart (or 170 mm: the next pile but one), are never
     seen on their way; cy's arm came to both spots with theirs, 0.02 s after ben's and 0.03 s after
@@ -1793,12 +1815,12 @@ def test_an_arm_inferred_at_two_neighbouring_piles_is_a_copy_where_it_stayed_lon
               for i, t, f in _unseen_in_flight(scene, 4.5, "2S", 2.05)]
     ana, ben, cy, dee = (scene.seat_point(k) for k in range(4))
     arms = _ArmsAtLeaving({
-        scene.slots[0]: (ben, [(1.0 - 0.16, ana, 1.3), (2.0 - 0.16, ben, 2.15), (1.86, cy, 2.15)]),
-        scene.slots[slot]: (dee, [(1.2 - 0.16, ana, 1.5), (2.05 - 0.16, dee, 2.2), (1.92, cy, cy_left_spades)])})
+        scene.slots[0]: (ben, [(1.0 - 0.16, ana, 1.3), (2.0 - 0.16, ben, 2.35), (1.86, cy, 2.35)]),
+        scene.slots[slot]: (dee, [(1.2 - 0.16, ana, 1.5), (2.05 - 0.16, dee, 2.4), (1.92, cy, cy_left_spades)])})
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     hearts = sorted(o["player"] for o in obs if o["card"] == "2H")
     spades = sorted(o["player"] for o in obs if o["card"] == "2S")
-    if cy_left_spades > 2.5:
+    if cy_left_spades > 2.6:
         assert (hearts, spades) == (["ben"], ["cy", "dee"])
     else:
         assert (hearts, spades) == (["ben", "cy"], ["dee"])
@@ -1954,11 +1976,11 @@ def test_the_way_the_seen_copy_lies_says_which_contenders_copy_it_is():
 
 
 @pytest.mark.parametrize("survivor, ben_left, winner, ben_ahead", [
-    ("cy", 2.35, "cy", -0.02),  # ben's arm left 0.15 s after cy's (too short for the arms alone), cy's copy is left
-    ("cy", 2.35, "cy", 0.07),  # ...though ben's arm came 70 ms before cy's (dev clip 5261: a 10 ms 5S, a tie)
-    ("cy", 2.22, None, -0.02),  # ...but both arms left together: both copies may stay, no telling
-    ("ben", 2.35, None, -0.02),  # the copy left is ben's, yet his arm left last: the cues disagree, no telling
-    (None, 2.35, None, -0.02),  # no read of the copy left on the pile: the arms alone cannot tell
+    ("cy", 2.55, "cy", -0.02),  # ben's arm left 0.15 s after cy's (too short for the arms alone), cy's copy is left
+    ("cy", 2.55, "cy", 0.07),  # ...though ben's arm came 70 ms before cy's (dev clip 5261: a 10 ms 5S, a tie)
+    ("cy", 2.42, None, -0.02),  # ...but both arms left together: both copies may stay, no telling
+    ("ben", 2.55, None, -0.02),  # the copy left is ben's, yet his arm left last: the cues disagree, no telling
+    (None, 2.55, None, -0.02),  # no read of the copy left on the pile: the arms alone cannot tell
 ])
 def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, winner, ben_ahead):
     # cy's 2H and ben's (seen only as his arm) 20 ms apart (or 70 ms ahead of cy's): the arms'
@@ -1972,7 +1994,7 @@ def test_the_copy_left_on_the_pile_names_the_contest_winner(survivor, ben_left, 
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
     # read lying at the survivor's angle once both arms have gone
     _covered_then_lying(frames, "2H", ben_left, axes[survivor] if survivor else None)
-    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.2), (2.0 - ben_ahead - 0.16, scene.seat_point(1), ben_left)],
+    arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(2), 2.4), (2.0 - ben_ahead - 0.16, scene.seat_point(1), ben_left)],
                         rested=False)
     obs, _ = _read(scene, frames, 3.5, arms=arms)
     assert {o["player"] for o in obs if o["card"] == "2H"} == {"cy", "ben"}
@@ -3087,9 +3109,9 @@ def test_the_hand_of_an_inferred_copy_seen_again_at_its_pile_is_withdrawing_not_
 
 
 @pytest.mark.parametrize("ben_left, cy_seen_leaving, slot, cys_copy", [
-    (2.2, False, 0, False), (2.5, False, 0, False),  # by cy's edge, never seen leaving: no copy
-    (2.2, True, 0, True),  # seen leaving: her copy
-    (2.2, False, 5, True),  # 295 mm from her edge: a reach from her seat, as before
+    (2.4, False, 0, False), (2.7, False, 0, False),  # by cy's edge, never seen leaving: no copy
+    (2.4, True, 0, True),  # seen leaving: her copy
+    (2.4, False, 5, True),  # 295 mm from her edge: a reach from her seat, as before
 ])
 def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_by_its_edge_needs_to_be_seen_leaving(
         ben_left, cy_seen_leaving, slot, cys_copy):
@@ -3107,7 +3129,7 @@ def test_a_second_arm_seen_only_through_trails_shared_with_other_sides_by_its_ed
     frames = _unseen_in_flight(scene, 3.5, "2H", 2.0)
     _covered_then_lying(frames, "2H", ben_left, None)
     arms = _ArmsLeaving([(2.0 - 0.16, scene.seat_point(1), ben_left),
-                         (2.02 - 0.16, SharedTrail(scene.seat_point(2)), 2.25)], rested=False)
+                         (2.02 - 0.16, SharedTrail(scene.seat_point(2)), 2.45)], rested=False)
     if not cy_seen_leaving:
         arms.gone.pop("side1")
     obs, _ = _read(scene, frames, 3.5, arms=arms)

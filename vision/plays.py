@@ -203,6 +203,13 @@ class ReaderSettings:
     linger_s: float = 0.4
     # ... or its player put no card on any other pile this close in time (see _reached_for_nothing_else)
     lone_reach_s: float = 1.5
+    # A second arm seen leaving the pile this soon after it came turned back before it touched (its
+    # player saw the spot taken and pulled the card back): no hidden copy. 36 fresh clips
+    # 5898-5933, copies inferred from an arm seen leaving: all 186 real ones' arms stayed 0.47 s or
+    # more; of 23 that were not, 11 arms left within 0.03-0.33 s. On 98 dev clips three real copies'
+    # arms left that soon, each the winner's, the seen copy's player seen taking theirs back: that
+    # still makes a contest (PlayReader._copy_may_stand).
+    turned_back_s: float = 0.4
     # P(the arm that left last took the later copy back), with its hand seen resting then lifting;
     # without (dev clip 4343: a tie whose arms left 0.43 s apart, neither seen lifting), less: a
     # tie unless the clocks agree
@@ -3063,11 +3070,24 @@ class PlayReader:
 
     def _copy_may_stand(self, landing: Landing, left: dict[str, float]) -> bool:
         """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``):
-        the second arm was seen leaving the pile, or the seen copy's arm lingered
+        the second arm was seen leaving the pile (not so soon that it turned back before it
+        touched: ``turned_back_s``), or the seen copy's arm lingered
         (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343 and 5153: two
         phantom copies, 5242: one), and with no copy there is nothing to wait for."""
-        if landing.hidden_rival[0] in left:
-            return True
+        rival = landing.hidden_rival[0]
+        if rival in left:
+            came = (landing.arm_arrivals or {}).get(rival)
+            if came is None or left[rival] - came > self.s.turned_back_s:
+                return True
+            # Gone that soon, it turned back before it touched, as a player does who sees the spot
+            # taken (fresh clips 5917 5S, 5928 5D, 5931 7C: each card one player's alone, the
+            # second arm gone 0.2-0.33 s after it came, a phantom copy reported for it) - unless
+            # the seen copy's player was seen taking a copy back: it lay on top of another, a true
+            # contest however briefly the other hand stayed (dev clips 5813 3C, 5832 3H, 5877 4S:
+            # the second arm gone 0.1-0.33 s after it came, each the winner's)
+            took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival,
+                                    landing.label or landing.track.label, left, one_exit=True)
+            return took is not None and took.who == landing.player
         # (an arm seen at a pile by its player's edge only through trails that led to other sides
         # too, never seen leaving, may be a hand busy at its own layout whose moves joined the seen
         # arm's way: fresh clips 5664, 5682, 5685 and 5716, four phantom copies, piles 188-198 mm
