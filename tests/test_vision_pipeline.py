@@ -279,12 +279,14 @@ def _relabel(poses, card, label=None, occluded=None, before=None):
 def test_a_misread_ace_is_corrected_when_the_two_of_its_true_suit_lands_on_it(tmp_path, capsys, ace_weak):
     """ana's AC is read AS (weakly, through a hand) until ben's 2C covers it. The 2C, read surer
     than the Ace was, fits only an AC: vision sends the referee a correction of the Ace's play,
-    and the 2C and the 3C are accepted on it. An Ace read as surely as the 2 is kept: then the 2C
-    is the doubtful read, and no correction is sent."""
+    and the 2C and the 3C are accepted on it. An Ace read as surely as the 2 is kept, while nothing
+    more is built on them: then the 2C is the doubtful read, and no correction is sent (see the
+    next test for the 3C that settles it)."""
     scene = SyntheticScene(PLAYERS, seed=33)
     scene.play("AC", "ana", 0, 0.8)
     scene.play("2C", "ben", 0, 2.0)
-    scene.play("3C", "cy", 0, 3.0)
+    if ace_weak:
+        scene.play("3C", "cy", 0, 3.0)
     clip = scene.render_clip(tmp_path / "clip", 4.5, size=(640, 360))
     _relabel(clip["poses"], "AC", label="AS", occluded=0.6 if ace_weak else 0.0, before=1.95)
     if not ace_weak:
@@ -327,6 +329,36 @@ def test_a_pile_renamed_by_a_misread_two_is_renamed_back_by_the_three(tmp_path):
     rulings = {r["card"]: r["kind"] for r in json.loads((out / "result.json").read_text())["rulings"]
                if r.get("card") and r["kind"] != "correction"}
     assert rulings == {"AC": "accepted", "2C": "accepted", "3C": "accepted"}
+
+
+def test_a_surely_misread_ace_is_corrected_by_the_run_of_its_true_suit_built_on_it(tmp_path):
+    """ana's AC is read AS, surely; ben's 2C, read weakly, is no surer than the Ace, so it is flagged
+    as fitting no play there. cy's 3C lands on it, read surely: the 2C and the 3C together outweigh
+    the Ace's read, so the pile is clubs after all: the Ace is corrected, the flagged 2C reported
+    (confirmed by the 3C), and every club accepted, the 4C after them too. Without it one misread
+    Ace loses its whole pile (each next card looks illegal on it)."""
+    scene = SyntheticScene(PLAYERS, seed=33)
+    scene.play("AC", "ana", 0, 0.8)
+    scene.play("2C", "ben", 0, 2.0)
+    scene.play("3C", "cy", 0, 3.0)
+    scene.play("4C", "ana", 0, 4.0)
+    clip = scene.render_clip(tmp_path / "clip", 5.5, size=(640, 360))
+    _relabel(clip["poses"], "AC", label="AS", before=1.95)
+    _relabel(clip["poses"], "2C", occluded=0.6)
+    out = tmp_path / "out"
+    assert main(["analyze", str(clip["video"]), "--config", str(clip["config"]), "--out", str(out),
+                 "--poses", str(clip["poses"]), "--no-progress"]) in (0, 1)
+    events = [json.loads(line) for line in (out / "observations.jsonl").read_text().splitlines()]
+    corrections = [(c["action"], c["card"], events[c["target"] - 1]["card"]) for c in events if c["type"] == "correction"]
+    assert corrections == [("set_card", "AC", "AS")]
+    plays = [(e["card"], e["player"]) for e in events if e["type"] == "card_touched"]
+    assert plays == [("AS", "ana"), ("2C", "ben"), ("3C", "cy"), ("4C", "ana")]
+    rulings = {r["card"]: r["kind"] for r in json.loads((out / "result.json").read_text())["rulings"]
+               if r.get("card") and r["kind"] != "correction"}
+    assert rulings == {"AC": "accepted", "2C": "accepted", "3C": "accepted", "4C": "accepted"}
+    review = [json.loads(line) for line in (out / "review.jsonl").read_text().splitlines()] \
+        if (out / "review.jsonl").exists() else []
+    assert not any(f["card"] == "2C" for f in review)  # (its flag withdrawn: it was played)
 
 
 @pytest.mark.parametrize("revised_t, seen_stays", [(2.10, False), (2.00, True)])

@@ -525,6 +525,10 @@ class PlayReader:
         # flagged plays a later card may confirm (flag, landing, card, pile id, report extras), and
         # the reports of those confirmed, sent with the frame's observations
         self._unconfirmed: list[tuple[Flag, Landing, str, str, dict[str, Any] | None]] = []
+        # ... and cards flagged as illegal on a pile, or ruled illegal there (flag None), kept in
+        # case later cards say that the pile's suit was misread and they were its next cards
+        # (_misread_suit), in the same shape
+        self._off_suit: list[tuple[Flag | None, Landing, str, str, dict[str, Any] | None]] = []
         self._confirmed: list[dict[str, Any]] = []
         self._top_t: dict[str, float] = {}  # pile id -> contact time of its top card, as reported
         # pile id -> {track id: (suit it was read as, how surely)} of the cards played there: how
@@ -2213,6 +2217,8 @@ class PlayReader:
             self._done_at.append((label, landing.rest, landing.t_rest))
             if not_a_play:
                 self._no_play.add((label, landing.rest))
+            if not read_legal and pile is not None and not misread:
+                self._off_suit.append((flag, landing, label, pile.id, extra))
             if legal and (pile is not None or weak_ace) and landing.player is not None and not thin_illegal:
                 # kept in case a later card on this pile fits only on this one (_confirm_flagged),
                 # or a 2 lands on this Ace (_confirm_flagged_ace)
@@ -2234,6 +2240,8 @@ class PlayReader:
             self._confirmed.extend(self._fill_unseen(label, pile, landing.contact.t, confidence, frames))
         same_as_top = pile is not None and pile.top == label
         result = self.registry.land(label, x, y, same_as_top=same_as_top)
+        if not result.legal and pile is not None:
+            self._off_suit.append((None, landing, label, pile.id, None))
         if result.legal and not same_as_top:
             self._top_t[result.pile.id] = landing.contact.t
         if result.legal:
@@ -2287,17 +2295,24 @@ class PlayReader:
                 continue
             if not self.registry.legal(label, pile) or not self._fits_on(card, label):
                 continue
-            found = self._played_by_someone(landing, pile)
-            obs = self._rule_flagged(k, label, t, self._confidence(landing, label), "confirmed by the next card",
-                                     f"{card} played on it ({flag.reason})", found)
-            if landing.hidden_rival is not None and not label.startswith("A") and self._hidden_rival_stands(landing, t):
-                # a contest's copy seen only as a second arm goes with it (fresh dev clip 5250: a
-                # 10 ms 5D contest's seen copy, read weakly, was confirmed by the 6D alone)
-                self._confirmed.extend(self._report_arm_contest(landing, obs, t))
-            else:
-                self._confirmed.append(obs)
+            self._confirm_by_next(self._unconfirmed, k, card, pile, t)
             return True
         return False
+
+    def _confirm_by_next(self, entries: list, k: int, card: str, pile: Pile, t: float, why: str = "") -> None:
+        """The flagged play ``entries[k]``, which ``card`` was played on, reported after all, with
+        its likeliest owner (:meth:`_played_by_someone`) and its contest's other copy, if any."""
+        flag, landing, label, _, _ = entries[k]
+        found = self._played_by_someone(landing, pile)
+        self._no_play.discard((label, landing.rest))
+        obs = self._rule_flagged(k, label, t, self._confidence(landing, label), "confirmed by the next card",
+                                 f"{card} played on it ({flag.reason}{why})", found, entries)
+        if landing.hidden_rival is not None and not label.startswith("A") and self._hidden_rival_stands(landing, t):
+            # a contest's copy seen only as a second arm goes with it (fresh dev clip 5250: a
+            # 10 ms 5D contest's seen copy, read weakly, was confirmed by the 6D alone)
+            self._confirmed.extend(self._report_arm_contest(landing, obs, t))
+        else:
+            self._confirmed.append(obs)
 
     def _misread_suit(self, card: str, pile: Pile, landing: Landing) -> bool:
         """``card``, illegal on ``pile``, is the next card up in another suit than the pile's, and the
@@ -2317,7 +2332,10 @@ class PlayReader:
             c, top = Card.parse(card), Card.parse(pile.top)
         except UnknownCard:
             return False
-        if c.rank != top.rank + 1 or c.suit == top.suit:
+        if c.rank <= top.rank or c.suit == top.suit:
+            return False
+        run = self._off_suit_run(pile, c, top.rank)
+        if run is None:
             return False
         renamed_ace = str(Card(1, c.suit))
         x, y = landing.rest
@@ -2333,21 +2351,49 @@ class PlayReader:
         support: Counter = Counter()
         for suit, sure in self._pile_support.get(pile.id, {}).values():
             support[suit] += sure
+        run_sure = sum(sure for _, sure in run)
         if reads[card] < 0.6 * sum(reads.values()) or confidence < self.s.min_confidence \
-                or confidence + support[c.suit] <= support.get(top.suit, 1.0):
+                or confidence + run_sure + support[c.suit] <= support.get(top.suit, 1.0):
             landing.fragments = kept
             return False
         renamed = {old: str(Card(Card.parse(old).rank, c.suit)) for old in dict.fromkeys(pile.cards)}
         pile.cards = [renamed[old] for old in pile.cards]
         for old, new in renamed.items():
             self._rename_done(old, new, (pile.x, pile.y))
+        under_it = "".join(f", {entry[2]}" for entry, _ in run)
         self._confirmed.append({
             "type": "pile_revised", "pile": pile.id, "renamed": renamed,
-            "reason": f"vision: {card} (read at {confidence:.2f}) lies on this pile; its cards' reads weigh "
-                      f"{confidence + support[c.suit]:.2f} as {c.suit} with it, {support.get(top.suit, 0.0):.2f} "
-                      f"as {top.suit}: it is the {', '.join(renamed.values())}",
+            "reason": f"vision: {card} (read at {confidence:.2f}{under_it} under it) lies on this pile; its "
+                      f"cards' reads weigh {confidence + run_sure + support[c.suit]:.2f} as {c.suit} with it, "
+                      f"{support.get(top.suit, 0.0):.2f} as {top.suit}: it is the {', '.join(renamed.values())}",
         })
+        for entry, _ in run:  # the cards between, in order: each now fits the pile
+            k = next(k for k, e in enumerate(self._off_suit) if e is entry)
+            if entry[0] is not None:  # flagged: reported now
+                self._confirm_by_next(self._off_suit, k, card, pile, self._now, "; the pile's suit was misread")
+            else:  # ruled illegal: the referee rules it again once the pile's cards are corrected
+                _, ruled, label, _, _ = self._off_suit.pop(k)
+                self.registry.land(label, *ruled.rest)
+                self._top_t[pile.id] = ruled.contact.t
         return True
+
+    def _off_suit_run(self, pile: Pile, card: Card, top_rank: int) -> list[tuple[tuple, float]] | None:
+        """The cards flagged or ruled as illegal on ``pile`` (``confirm_flagged_s`` ago at most) that
+        would lie between its top and ``card`` in ``card``'s suit, one per rank, each with its read
+        confidence: [] when ``card`` is the next rank up; ``None`` when a rank between is missing.
+        A misread Ace makes each next card of its pile look illegal; without them, the pile stays
+        misread however many of its cards are read surely (fresh clip 5971: an AC read AS at 0.72,
+        its 2C read at 0.63: the 3C, 4C ... JC, 16 plays, all lost)."""
+        run = []
+        for rank in range(top_rank + 1, card.rank):
+            name = str(Card(rank, card.suit))
+            cands = [(entry, self._confidence(entry[1], name)) for entry in self._off_suit
+                     if entry[3] == pile.id and entry[2] == name
+                     and 0.0 <= self._now - entry[1].contact.t <= self.s.confirm_flagged_s]
+            if not cands:
+                return None
+            run.append(max(cands, key=lambda e: e[1]))
+        return run
 
     def _misread_rank(self, card: str, pile: Pile, landing: Landing) -> str | None:
         """The pile's next card, when ``card`` lies on it 2 or more ranks up in its suit while no
@@ -2429,10 +2475,11 @@ class PlayReader:
                                                       f"read {len(again)} times more where it lies ({flag.reason})"))
 
     def _rule_flagged(self, k: int, label: str, t: float, confidence: float, held: str,
-                      confirmed_by: str, more: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The flagged play ``self._unconfirmed[k]`` was played after all: unflagged and reported
-        now as ``label``, saying what confirmed it (and ``more`` evidence)."""
-        flag, landing, _, _, extra = self._unconfirmed.pop(k)
+                      confirmed_by: str, more: dict[str, Any] | None = None,
+                      entries: list | None = None) -> dict[str, Any]:
+        """The flagged play ``entries[k]`` (default ``self._unconfirmed``) was played after all:
+        unflagged and reported now as ``label``, saying what confirmed it (and ``more`` evidence)."""
+        flag, landing, _, _, extra = (self._unconfirmed if entries is None else entries).pop(k)
         self.flags.remove(flag)
         landing.held = held
         return self._emit(landing, label, True, t, confidence, flag.frames or (0, 0),
