@@ -452,6 +452,39 @@ def test_a_second_arm_that_turned_back_before_it_touched_brings_no_hidden_copy(b
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == copies
 
 
+class _RivalNeverSeenLeaving(_ArmsLeaving):
+    """As :class:`_ArmsLeaving`, but the second arm is never seen leaving (it merged, leaving,
+    with the first, still there)."""
+
+    def departures(self, spot, t0, t1):
+        return {side: v for side, v in super().departures(spot, t0, t1).items() if side != "side1"}
+
+
+@pytest.mark.parametrize("survivor, copies", [("ben", ["ben", "cy"]), ("cy", ["cy"])])
+def test_arms_apart_whose_seen_player_took_a_copy_back_are_a_contest_though_the_other_arm_was_not_seen_going(
+        survivor, copies):
+    """cy's 2H, followed to the pile; ben's arm came 0.23 s before hers (too far apart to be a
+    contest by the arms alone) and was never seen leaving: it merged, leaving, with hers. When
+    her hand has gone, the 2H left on the pile lies as ben's cards do: she took her copy back off
+    his, a contest whatever his arm did (fresh clip 5981: a 3S race 235 ms apart, ben's copy lost
+    and the other given to cleo, who had taken hers back). Lying as hers, ben's arm may have
+    reached past, and no copy is inferred for it."""
+    from vision.attribution import Attributor
+
+    scene = SyntheticScene(PLAYERS, seed=24, misread_rate=0.0, miss_rate=0.0)
+    scene.play("AH", "ana", 0, 1.0)
+    scene.play("2H", "cy", 0, 2.0)
+    frames = scene.frames(3.5)
+    _covered_then_lying(frames, "2H", 2.75, Attributor(VisionConfig.from_dict(scene.config())).axes[survivor])
+    arms = _RivalNeverSeenLeaving([(2.0 - 0.16, scene.seat_point(2), 2.75),
+                                   (2.0 - 0.16 - 0.23, scene.seat_point(1), 2.2)], rested=False)
+    obs = _read(scene, frames, 3.5, arms=arms)[0]
+    assert sorted(o["player"] for o in obs if o["card"] == "2H") == copies
+    if survivor == "ben":
+        ruling = _cys_dispute(obs)
+        assert not ruling["tie"] and ruling["winner"] == "ben"
+
+
 @pytest.mark.parametrize("off_mm", [0.0, 36.0])
 def test_a_contest_copy_read_off_the_piles_spot_until_the_top_copy_goes_is_no_hover(off_mm):
     """The two copies of a contest lie one on the other, turned differently: the top one's index

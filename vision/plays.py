@@ -3119,8 +3119,9 @@ class PlayReader:
         """Whether a copy inferred from a second arm can be kept, given the arms' exits (``left``):
         the second arm was seen leaving the pile (not so soon that it turned back before it
         touched: ``turned_back_s``), or the seen copy's arm lingered
-        (:meth:`_lingered`). Otherwise the second arm reached past (dev clips 4343 and 5153: two
-        phantom copies, 5242: one), and with no copy there is nothing to wait for."""
+        (:meth:`_lingered`), or the seen copy's player was seen taking a copy back. Otherwise the
+        second arm reached past (dev clips 4343 and 5153: two phantom copies, 5242: one), and with
+        no copy there is nothing to wait for."""
         rival = landing.hidden_rival[0]
         if rival in left:
             came = (landing.arm_arrivals or {}).get(rival)
@@ -3132,15 +3133,26 @@ class PlayReader:
             # the seen copy's player was seen taking a copy back: it lay on top of another, a true
             # contest however briefly the other hand stayed (dev clips 5813 3C, 5832 3H, 5877 4S:
             # the second arm gone 0.1-0.33 s after it came, each the winner's)
-            took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival,
-                                    landing.label or landing.track.label, left, one_exit=True)
-            return took is not None and took.who == landing.player
+            return self._seen_player_took_back(landing, left)
         # (an arm seen at a pile by its player's edge only through trails that led to other sides
         # too, never seen leaving, may be a hand busy at its own layout whose moves joined the seen
         # arm's way: fresh clips 5664, 5682, 5685 and 5716, four phantom copies, piles 188-198 mm
         # from that player's edge; 5697's real 2S copy, 299 mm from it, and 5701's 3D, whose seen
         # arm was seen so too, are kept)
-        return not landing.rival_trail_only and (self._lingered(landing, left) or self._reached_for_nothing_else(landing))
+        if not landing.rival_trail_only and (self._lingered(landing, left) or self._reached_for_nothing_else(landing)):
+            return True
+        # ... or, with the second arm never seen going, the seen copy's player was seen taking a
+        # copy back off the other (fresh clip 5981: a 3S race 235 ms apart, arms too far apart to
+        # count without a take-back, ben's arm merged with cleo's as it left; cleo took hers back,
+        # and the 3S left lay as ben's cards do; ben's copy was lost and the 3S given to cleo)
+        return self._seen_player_took_back(landing, left)
+
+    def _seen_player_took_back(self, landing: Landing, left: dict[str, float]) -> bool:
+        """Whether the seen copy's player was seen taking a copy back off the pile (:meth:`_taken_back`):
+        theirs lay on top of another, so the second arm brought one."""
+        took = self._taken_back(landing.rest, (landing.player, landing.contact), landing.hidden_rival,
+                                landing.label or landing.track.label, left, one_exit=True)
+        return took is not None and took.who == landing.player
 
     def _reached_for_nothing_else(self, landing: Landing) -> bool:
         """Whether the second arm came with the seen one (within ``arm_contest_s``) and its player
