@@ -1607,6 +1607,40 @@ def test_an_arm_inferred_at_two_far_apart_piles_brought_its_copy_to_the_far_one(
         [("2D", "ben"), ("2D", "cy"), ("2S", "ana")]
 
 
+@pytest.mark.parametrize("far_arm_t, far_owner, far_slot, busy", [
+    (2.01, "cy", 12, True),  # seen at slot 12 0.17 s after slot 2, where her card lies: it went on
+    (2.01, "dee", 12, False),  # the card there is another player's: her hand may have come back
+    (None, "cy", 12, False),  # never seen at slot 12
+    (2.3, "cy", 12, False),  # there 0.46 s later: time to put a card on slot 2 first
+    (2.01, "cy", 0, False),  # slot 0 is not on her way past slot 2
+])
+def test_an_arm_that_went_on_to_a_pile_farther_along_its_way_is_busy_at_the_nearer_one(
+        far_arm_t, far_owner, far_slot, busy):
+    """cy's arm reaches slot 2 (on her way from the top of the table) at 1.84 s, then slot 12,
+    where a card named hers, never seen on its way, touched at 2.17 s and still waits to be ruled.
+    One hand brings one card at a time: her arm went on past slot 2 and brought nothing there
+    (fresh clip 5985: cleo's 5H given to dev, whose arm passed over it 0.17 s before it reached
+    his 4H 257 mm on, the 4H still read two ways)."""
+    from types import SimpleNamespace
+
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    ana, cy = scene.seat_point(0), scene.seat_point(2)
+    near, far = scene.slots[2], scene.slots[far_slot]
+    arms = _ArmsStaying({near: (cy, [(1.84, 2.4, cy), (2.0, 2.5, ana)]),
+                         far: (cy, [(far_arm_t, 2.6, cy)] if far_arm_t is not None else [])})
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), 30, arms=arms)
+    track = SimpleNamespace(label="2S", first=SimpleNamespace(t=2.2))
+    waiting = Landing(track, 0, far, 2.2, ContactEstimate(2.17, 40.0, 0.0, far), far_owner, 0.99, "arm")
+    waiting.unseen_arrival = True
+    reader.pending.append(waiting)
+    reader._now = 2.3
+    assert reader._arm_busy("cy", near, 1.84) is busy
+    assert not reader._arm_busy("ana", near, 2.0)
+
+
 def test_an_arm_that_went_on_past_a_pile_to_a_contest_farther_along_brought_no_copy_to_it():
     """ana's 2H lands on the near pile (slot 2, on cy's way from the top of the table to slot 12),
     cy's arm 0.11 s after hers; cy's arm and dee's then reach slot 12 together, where cy's 2S is

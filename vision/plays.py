@@ -173,6 +173,9 @@ class ReaderSettings:
     # ... and an arm that reached its spot past another pile where a card landed just then, lying
     # within this of the arm's way from its seat, stopped there (see PlayReader._reached_past)
     way_mm: float = 60.0
+    # an arm seen at a pile, then at a pile farther along its way from its seat this soon after,
+    # where a card of its player's touched, went on past the first (see PlayReader._went_on)
+    went_on_s: float = 0.4
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -1146,6 +1149,29 @@ class PlayReader:
                 return True
         return False
 
+    def _went_on(self, player: str, spot: Point, t_arm: float) -> bool:
+        """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, reached a pile farther along
+        its way from their seat (``spot`` within ``way_mm`` of that line, the pile ``retract_mm``
+        farther from the seat) later, within ``went_on_s``, where a card named theirs then
+        touched: the hand went on past ``spot`` to put that card down, and one hand brings one
+        card at a time (fresh clip 5985: dev's arm reached p1 0.17 s before p5, 257 mm on, where
+        his 4H went; cleo's 5H at p1, her arm there 0.47 s after his, was given to dev)."""
+        anchor = self.attributor.anchors.get(player)
+        if anchor is None or not hasattr(self.arms, "reaches"):
+            return False
+        here = math.dist(anchor, spot)
+        spots = [(p.rest, p.contact.t) for p in self._landings() if not p.canceled and p.player == player] + \
+            [(where, tc) for who, tc, where, _ in self._plays if who == player]
+        for there, tc in spots:
+            if math.dist(anchor, there) - here < self.s.retract_mm or math.dist(there, spot) <= self.registry.join_mm \
+                    or segment_distance(spot, anchor, there) > self.s.way_mm \
+                    or not t_arm < tc <= t_arm + self.s.went_on_s + self.s.arm_lead_s + self.s.arm_late_s:
+                continue
+            for t2, where in self.arms.reaches(there, t_arm + 0.5 / self.fps, t_arm + self.s.went_on_s):
+                if t2 <= tc and self.attributor.attribute(where, there)[0] == player:
+                    return True
+        return False
+
     def _drawn_back(self, who: str, spot: Point, t_arm: float) -> bool:
         """Whether ``who``'s arm, seen reaching ``spot`` at ``t_arm``, came there from another pile
         farther from their seat, where a card landed about then: that arm was at that pile since
@@ -1190,7 +1216,8 @@ class PlayReader:
         withdrawing). With ``inferred``, a copy inferred for them elsewhere counts too."""
         t = t_arm + self.s.arm_lead_s
         if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t) or \
-                self._taking_back(player, spot, t_arm) or self._drawn_back(player, spot, t_arm):
+                self._taking_back(player, spot, t_arm) or self._drawn_back(player, spot, t_arm) or \
+                self._went_on(player, spot, t_arm):
             return True
         if not inferred:
             return False
