@@ -174,7 +174,7 @@ class ReaderSettings:
     # within this of the arm's way from its seat, stopped there (see PlayReader._reached_past)
     way_mm: float = 60.0
     # an arm seen at a pile, then at a pile farther along its way from its seat this soon after,
-    # where a card of its player's touched, went on past the first (see PlayReader._went_on)
+    # where a card of its player's touched, went on past the first (see PlayReader._went_on_past)
     went_on_s: float = 0.4
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
@@ -332,6 +332,12 @@ class ReaderSettings:
 
 FOUND = "found on the pile"  # a landing's `how` when nobody was seen playing it (owner unknown)
 BY_LIE = "lie"  # a landing's `how` when the way its card lies named its player (see PlayReader._check_owner)
+
+
+def lies_on_way(anchor: Point, near: Point, far: Point, way_mm: float, farther_by: float = 0.0) -> bool:
+    """Whether ``near`` lies on the way from ``anchor`` (a seat) to ``far``: within ``way_mm`` of
+    that line, and ``far`` more than ``farther_by`` farther from the seat."""
+    return math.dist(anchor, far) - math.dist(anchor, near) > farther_by and segment_distance(near, anchor, far) <= way_mm
 
 
 def segment_distance(p: Point, a: Point, b: Point) -> float:
@@ -1149,7 +1155,7 @@ class PlayReader:
                 return True
         return False
 
-    def _went_on(self, player: str, spot: Point, t_arm: float) -> bool:
+    def _went_on_past(self, player: str, spot: Point, t_arm: float) -> bool:
         """Whether ``player``'s arm, seen reaching ``spot`` at ``t_arm``, reached a pile farther along
         its way from their seat (``spot`` within ``way_mm`` of that line, the pile ``retract_mm``
         farther from the seat) later, within ``went_on_s``, where a card named theirs then
@@ -1159,12 +1165,12 @@ class PlayReader:
         anchor = self.attributor.anchors.get(player)
         if anchor is None or not hasattr(self.arms, "reaches"):
             return False
-        here = math.dist(anchor, spot)
         spots = [(p.rest, p.contact.t) for p in self._landings() if not p.canceled and p.player == player] + \
             [(where, tc) for who, tc, where, _ in self._plays if who == player]
         for there, tc in spots:
-            if math.dist(anchor, there) - here < self.s.retract_mm or math.dist(there, spot) <= self.registry.join_mm \
-                    or segment_distance(spot, anchor, there) > self.s.way_mm \
+            # (the card there touched after the arm came here, at most went_on_s + a hand's lead later)
+            if math.dist(there, spot) <= self.registry.join_mm \
+                    or not lies_on_way(anchor, spot, there, self.s.way_mm, self.s.retract_mm) \
                     or not t_arm < tc <= t_arm + self.s.went_on_s + self.s.arm_lead_s + self.s.arm_late_s:
                 continue
             for t2, where in self.arms.reaches(there, t_arm + 0.5 / self.fps, t_arm + self.s.went_on_s):
@@ -1217,7 +1223,7 @@ class PlayReader:
         t = t_arm + self.s.arm_lead_s
         if self._played_elsewhere(player, spot, t) or self._withdrawing(player, spot, t) or \
                 self._taking_back(player, spot, t_arm) or self._drawn_back(player, spot, t_arm) or \
-                self._went_on(player, spot, t_arm):
+                self._went_on_past(player, spot, t_arm):
             return True
         if not inferred:
             return False
@@ -3299,7 +3305,7 @@ class PlayReader:
             return None
 
         def on_way(near: Point, far: Point) -> bool:
-            return math.dist(anchor, near) < math.dist(anchor, far) and segment_distance(near, anchor, far) <= self.s.way_mm
+            return lies_on_way(anchor, near, far, self.s.way_mm)
 
         return True if on_way(here, there) else False if on_way(there, here) else None
 
