@@ -202,6 +202,15 @@ class CardTracker:
                     continue
                 fresh = (label, bt_id) not in self._link
                 track = self._card_for(label, bt_id, s, t, followed)
+                if track.samples and track.last.frame == frame and \
+                        math.hypot(track.last.x - s.x, track.last.y - s.y) > self.copy_apart_mm:
+                    # two tracklets joined into one card earlier (one copy stitched on while the
+                    # other was not seen) and both seen now, well apart: one card is in one place
+                    # in a frame, so this is another copy (fresh clip 6116: both copies of a tied
+                    # 2D lay 40 mm apart, read into one track in turn, never at rest for 1.6 s,
+                    # the tie lost and the 2D timed at the next card's arrival)
+                    track = self._new_track(label)
+                    self._link[(label, bt_id)] = track.id
                 if fresh and not track.samples:
                     self._recall_origin(track, s, t)
                 if fresh and (not track.samples or track.last.t < t - 0.5 / self.fps):
@@ -242,9 +251,7 @@ class CardTracker:
         near = [u for u in earlier if math.hypot(u[2].x - s.x, u[2].y - s.y) <= self.still_mm]
         if not near:
             return None
-        track = CardTrack(self._next_id, label)
-        self.tracks[track.id] = track
-        self._next_id += 1
+        track = self._new_track(label)
         self._add(track, near[-1][0], near[-1][1], near[-1][2], label)
         self._add(track, frame, t, s, label)
         return track
@@ -378,11 +385,15 @@ class CardTracker:
             if d <= self.stitch_mm + 600.0 * min(gap, 0.5) and d < best_d:
                 best, best_d = track, d
         if best is None:
-            best = CardTrack(self._next_id, label)
-            self.tracks[best.id] = best
-            self._next_id += 1
+            best = self._new_track(label)
         self._link[key] = best.id
         return best
+
+    def _new_track(self, label: str) -> CardTrack:
+        track = CardTrack(self._next_id, label)
+        self.tracks[track.id] = track
+        self._next_id += 1
+        return track
 
     def forget(self, t: float, keep=lambda track: False) -> None:
         """Drop tracks idle for longer than the stitch window unless ``keep(track)``."""
