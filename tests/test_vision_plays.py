@@ -943,7 +943,7 @@ def test_one_card_read_two_ways_at_once_is_one_play(apart_mm, twin):
     """dee's 3C went down under the hands; once they are off it is read 3C, and in the same
     frames 1 mm away 4C (fresh dev clip 5226: a 5H read 5H and 6H). One card, two reads: the 3C
     stands, the 4C is flagged for review, not played. A 4C 14 mm off the 3C is another card
-    lying on it (the 3C's index shows beside it): both stand."""
+    lying on it (the 3C's index shows beside it), brought by an arm that came again: both stand."""
     from vision.tracking import TableSighting
 
     scene = SyntheticScene(PLAYERS, seed=27, misread_rate=0.0, miss_rate=0.0)
@@ -956,7 +956,9 @@ def test_one_card_read_two_ways_at_once_is_one_play(apart_mm, twin):
         sightings[:] = [s for s in sightings if s.label != "3C" or t >= 3.6]  # under the hands till then
         if t >= 3.7:
             sightings.append(TableSighting("4C", 0.9, x + apart_mm, y))
-    obs, reader = _read(scene, frames, 5.5, arms=_Arm(scene.seat_point(3), reached=3.0 - 0.16))
+    dee = scene.seat_point(3)
+    arms = _ArmsStaying({scene.slots[0]: (dee, [(3.0 - 0.16, 3.4, dee), (3.5, 3.9, dee)])})
+    obs, reader = _read(scene, frames, 5.5, arms=arms)
     cards = [o["card"] for o in obs]
     assert cards[:3] == ["AC", "2C", "3C"]
     assert ("4C" in cards) != twin
@@ -3292,3 +3294,59 @@ def test_the_hand_of_an_inferred_copy_reported_on_the_pile_beside_is_withdrawing
     obs, _ = _read(scene, frames, 4.5, arms=arms)
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] == "2S") == [("2S", "ben"), ("2S", "cy")]
     assert sorted(o["player"] for o in obs if o["card"] == "2C") == (["ben", "dee"] if bens_copy else ["dee"])
+
+
+@pytest.mark.parametrize("arm_again", [False, True])
+def test_a_next_card_read_on_a_card_just_played_with_no_arm_since_is_that_card_read_again(arm_again):
+    """dee's 2H lies on the AH; 0.6 s later a "3H" is read 13 mm off it, never seen on its way (the
+    2H's other index read as a 3: fresh clip 6125, a phantom 3H for dev). No arm reached the pile
+    since the 2H touched, and one hand brings one card: it is flagged as the 2H read again, not
+    played. With dee's arm reaching the pile again first, it is her next card, a play."""
+    from vision.tracking import TableSighting
+
+    scene = _scene_of([("AH", "ana", 0, 1.0), ("2H", "dee", 0, 2.0)])
+    frames = scene.frames(4.0)
+    x, y = scene.slots[0]
+    for i, t, sightings in frames:
+        if t >= 2.6 and i % 3 == 0:
+            sightings.append(TableSighting("3H", 0.7, x + 13.0, y))
+    ana, dee = scene.seat_point(0), scene.seat_point(3)
+    arms = [(0.84, 1.3, ana), (1.84, 2.3, dee)] + ([(2.42, 2.9, dee)] if arm_again else [])
+    obs, reader = _read(scene, frames, 4.0, arms=_ArmsStaying({scene.slots[0]: (dee, arms)}))
+    played = [(o["card"], o["player"]) for o in obs]
+    assert played[:2] == [("AH", "ana"), ("2H", "dee")]
+    assert (("3H", "dee") in played) is arm_again
+    again = [f for f in reader.flags if f.card == "3H" and "2H read again" in f.reason]
+    assert bool(again) is not arm_again
+
+
+@pytest.mark.parametrize("off_mm, on_way", [(0.0, True), (78.0, True), (120.0, None)])
+def test_a_hidden_copy_waits_for_a_card_far_along_its_arm_s_way_not_yet_landed(off_mm, on_way):
+    """dee's arm, from the right, reached ben's 5D (here) on its way to a 2H contest 400 mm across
+    the table (there), the 5D 78 mm off the line from her seat: her forearm (about 100 mm across)
+    lay over it (fresh clip 6127; 6121 alike). When her 5D copy came due the 2H was seen but was no
+    landing yet, and lay beyond ``unruled_near_mm``: the copy did not wait, and was a phantom.
+    It now waits for a card farther along the arm's way, however far; a pile 120 mm off that line
+    is not on it."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    ax, ay = reader.attributor.anchors["dee"]
+    ux, uy = -1.0, 0.0  # from dee's seat (right) across the table
+    there = (ax + 700.0 * ux, ay + 700.0 * uy)
+    here = (ax + 300.0 * ux - off_mm * uy, ay + 300.0 * uy + off_mm * ux)
+    assert reader._on_the_way("dee", there, here) is on_way
+    reader.registry.land("AD", *here)
+    reader.registry.land("AH", *there)
+    five = CardTrack(1, "2D")
+    five.samples.append(Sample(585, 19.5, *here, 0.8))
+    landing = Landing(five, 0, here, 19.5, ContactEstimate(19.1, 40.0, 0.0, here), "ben", 0.99, "motion")
+    landing.hidden_rival = ("dee", ContactEstimate(19.43, 330.0, 0.0, here))
+    two = CardTrack(2, "2H")
+    two.samples.append(Sample(600, 20.0, there[0] + 3.0, there[1], 0.8))
+    reader._all = {1: five, 2: two}
+    reader._now = 20.4
+    assert reader._unruled_card_near(landing) is bool(on_way)

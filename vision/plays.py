@@ -176,6 +176,13 @@ class ReaderSettings:
     # an arm seen at a pile, then at a pile farther along its way from its seat this soon after,
     # where a card of its player's touched, went on past the first (see PlayReader._went_on_past)
     went_on_s: float = 0.4
+    # One player's arm at two piles about one moment lay over the nearer one on its way to the
+    # farther when the nearer lies within this of the line from their seat to the farther: a
+    # forearm (about 100 mm across) covers a pile (88 mm long) whose centre lies this far from
+    # its middle (see PlayReader._on_the_way; was way_mm, 60 mm, until fresh clips 6121 and
+    # 6127: dev's arm on its way to a contest 400 mm across the table, over piles 75-78 mm off
+    # that line, was taken for a copy there, a phantom each)
+    forearm_mm: float = 90.0
     # In a contest the later copy is taken back off the top of the pile: its player's arm stays at
     # the pile until then and leaves last (dev clips 4242/5151/4343/5153 at 60 s, 5154-5161 at
     # 30 s: 0.27-0.47 s after the other arm; arms of tied copies that both stay left 0.03-0.43 s
@@ -2056,6 +2063,13 @@ class PlayReader:
             self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
                                    "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
             return []
+        below = self._read_again_armless(landing, label, pile) if legal else None
+        if below is not None:
+            landing.done = landing.track.reported = True
+            self.flags.append(Flag(landing.contact.t, f"read on {below} a moment after it came to rest there, with no "
+                                   f"arm at the pile since: {below} read again?", label, pile.id if pile else None,
+                                   landing.frames))
+            return []
         self._split_crossed_pair(landing)
         if self._arms_unsure(landing):
             if not final and t - landing.t_rest < self.s.arm_unsure_s:
@@ -2631,6 +2645,19 @@ class PlayReader:
         return any(math.hypot(p[0] - x, p[1] - y) < self.s.same_pile_mm
                    and 0.0 <= landing.t_rest - t_rest <= self.s.reread_within_s for _, p, t_rest in self._done_at)
 
+    def _read_again_armless(self, landing: Landing, label: str, pile: Pile | None) -> str | None:
+        """The pile's top, when ``label`` fits on it and ``landing`` (never seen on its way) came to
+        rest within ``reread_within_s`` after it, where it lay (:meth:`_just_played_there`), and no
+        arm reached the spot since that card touched: one hand brings one card, so this is that card
+        read again (its other index, placed a little apart), not the next one (fresh clip 6125: a 3H
+        read twice 13 mm from dev's 2H, 0.6 s after it lay there, no arm since, was a phantom play).
+        Flagged for review, not ruled. Else None."""
+        if not landing.unseen_arrival or pile is None or pile.top is None or not self._fits_on(label, pile.top) \
+                or not self._just_played_there(landing) or not hasattr(self.arms, "reaches") \
+                or self._arms_since(landing.rest, label) is None:
+            return None
+        return pile.top if not self._landing_reaches(landing) else None
+
     def _found_under(self, landing: Landing, label: str, pile: Pile | None) -> dict[str, Any] | None:
         """A card never seen on its way, first seen on its pile together with the next card of its
         suit lying on it, both put there (by the arms' word) by one player: one hand brings one
@@ -2723,7 +2750,8 @@ class PlayReader:
         cleo's arm passed ana's 4H on its way to a 7C contest 117 mm on; the 7C, read once, was
         not read again for 0.33 s, and the 4H's copy for cleo, no longer waiting, made her arm
         busy there and her copy of the 7C was lost)."""
-        c = landing.hidden_rival[1].t
+        player, contact = landing.hidden_rival
+        c = contact.t
         x, y = landing.rest
         for track in self._all.values():
             if track is landing.track or track.reported or not track.samples \
@@ -2731,7 +2759,11 @@ class PlayReader:
                     or not c - 0.1 <= track.samples[0].t <= c + self.s.unruled_within_s:
                 continue
             d = math.hypot(track.last.x - x, track.last.y - y)
-            if self.registry.join_mm < d <= self.s.unruled_near_mm \
+            # (or farther, this pile on the arm's way there: fresh clip 6127, dev's arm over ben's
+            # 5D on its way to a 2H contest 406 mm on, the 2H no landing yet when the 5D's copy for
+            # dev came due)
+            if self.registry.join_mm < d and (d <= self.s.unruled_near_mm or self._on_the_way(
+                    player, (track.last.x, track.last.y), landing.rest)) \
                     and self.registry.where(track.label, track.last.x, track.last.y)[1]:
                 return True
         # ... or an Ace there, flagged for a weak read until read surely or built on (fresh clip
@@ -3305,7 +3337,7 @@ class PlayReader:
             return None
 
         def on_way(near: Point, far: Point) -> bool:
-            return lies_on_way(anchor, near, far, self.s.way_mm)
+            return lies_on_way(anchor, near, far, self.s.forearm_mm)
 
         return True if on_way(here, there) else False if on_way(there, here) else None
 
