@@ -1496,6 +1496,25 @@ def test_a_second_arm_whose_own_card_beside_is_ruled_only_late_brings_no_hidden_
     assert sorted((o["card"], o["player"]) for o in obs if o["card"] in ("2H", "2S")) == [("2H", "cy"), ("2S", "ben")]
 
 
+def _copy_due_with_a_card_beside(reader, seen, hidden, beside):
+    """A landing with a hidden copy, and a card not yet landed read once elsewhere: the reader's
+    only tracks. ``seen``: (card, player, spot, first seen, contact); ``hidden``: (player,
+    contact, sigma ms); ``beside``: (card, spot, when read)."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    card, player, spot, t_seen, touched = seen
+    mine = CardTrack(1, card)
+    mine.samples.append(Sample(round(t_seen * reader.fps), t_seen, *spot, 0.8))
+    landing = Landing(mine, 0, spot, t_seen, ContactEstimate(touched, 40.0, 0.0, spot), player, 0.99, "motion")
+    landing.hidden_rival = (hidden[0], ContactEstimate(hidden[1], hidden[2], 0.0, spot))
+    other = CardTrack(2, beside[0])
+    other.samples.append(Sample(round(beside[2] * reader.fps), beside[2], *beside[1], 0.8))
+    reader._all = {1: mine, 2: other}
+    return landing
+
+
 @pytest.mark.parametrize("unread_s, waits", [(0.33, True), (0.55, True), (0.7, False)])
 def test_a_hidden_copy_waits_for_a_card_beside_read_once_while_it_is_still_watched(unread_s, waits):
     """ben's hidden 2H copy is due; his 2S on the next pile was read once, still on its way to
@@ -1503,22 +1522,13 @@ def test_a_hidden_copy_waits_for_a_card_beside_read_once_while_it_is_still_watch
     and the copy waits for it while the detector still watches it (``watch_seen_s``; fresh clip
     5871: cleo's 7C, unread for 0.33 s, was passed over, and her copy of the 4H she only reached
     past was a phantom that lost her the 7C contest). A card unread for longer is gone."""
-    from vision.contact import ContactEstimate
-    from vision.plays import Landing
-    from vision.tracking import CardTrack, Sample
-
     scene = SyntheticScene(PLAYERS, seed=24)
     reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
     here, there = scene.slots[7], scene.slots[8]
     reader.registry.land("AH", *here)
     reader.registry.land("AS", *there)
-    two = CardTrack(1, "2H")
-    two.samples.append(Sample(62, 2.067, *here, 0.8))
-    landing = Landing(two, 0, here, 2.067, ContactEstimate(2.0, 40.0, 0.0, here), "cy", 0.99, "motion")
-    landing.hidden_rival = ("ben", ContactEstimate(2.02, 100.0, 0.0, here))
-    spade = CardTrack(2, "2S")
-    spade.samples.append(Sample(78, 2.6, there[0] - 40.0, there[1], 0.8))
-    reader._all = {1: two, 2: spade}
+    landing = _copy_due_with_a_card_beside(reader, ("2H", "cy", here, 2.067, 2.0), ("ben", 2.02, 100.0),
+                                           ("2S", (there[0] - 40.0, there[1]), 2.6))
     reader._now = 2.6 + unread_s
     assert reader._unruled_card_near(landing) is waits
 
@@ -3328,10 +3338,6 @@ def test_a_hidden_copy_waits_for_a_card_far_along_its_arm_s_way_not_yet_landed(o
     landing yet, and lay beyond ``unruled_near_mm``: the copy did not wait, and was a phantom.
     It now waits for a card farther along the arm's way, however far; a pile 120 mm off that line
     is not on it."""
-    from vision.contact import ContactEstimate
-    from vision.plays import Landing
-    from vision.tracking import CardTrack, Sample
-
     scene = SyntheticScene(PLAYERS, seed=24)
     reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
     ax, ay = reader.attributor.anchors["dee"]
@@ -3341,12 +3347,7 @@ def test_a_hidden_copy_waits_for_a_card_far_along_its_arm_s_way_not_yet_landed(o
     assert reader._on_the_way("dee", there, here) is on_way
     reader.registry.land("AD", *here)
     reader.registry.land("AH", *there)
-    five = CardTrack(1, "2D")
-    five.samples.append(Sample(585, 19.5, *here, 0.8))
-    landing = Landing(five, 0, here, 19.5, ContactEstimate(19.1, 40.0, 0.0, here), "ben", 0.99, "motion")
-    landing.hidden_rival = ("dee", ContactEstimate(19.43, 330.0, 0.0, here))
-    two = CardTrack(2, "2H")
-    two.samples.append(Sample(600, 20.0, there[0] + 3.0, there[1], 0.8))
-    reader._all = {1: five, 2: two}
+    landing = _copy_due_with_a_card_beside(reader, ("2D", "ben", here, 19.5, 19.1), ("dee", 19.43, 330.0),
+                                           ("2H", (there[0] + 3.0, there[1]), 20.0))
     reader._now = 20.4
     assert reader._unruled_card_near(landing) is bool(on_way)
