@@ -43,6 +43,22 @@ def test_a_card_put_down_wide_of_its_pile_joins_it_only_as_its_next_card():
     assert wide.pile.id == "p1" and wide.legal and reg.pile("p1").cards == ["AC", "2C"]
 
 
+def test_an_ace_put_down_beside_a_pile_starts_its_own():
+    """An Ace always starts a pile. Put down beside the club pile, 42 mm from its spot, farther
+    than a card laid on a pile lies off it, cleo's AS begins the spades (fresh clip 6135: taken for
+    a card on the clubs, flagged as fitting nowhere, and the spade pile's four cards were lost).
+    An Ace read 20 mm off a pile is one of that pile's cards, or its own Ace's rival copy."""
+    reg = FoundationRegistry()  # join_mm 42, ace_apart_mm 32
+    reg.land("AC", 612.9, 298.7)
+    reg.land("2C", 613.0, 299.0)
+    assert reg.where("AS", 654.7, 296.0) == (None, True)
+    spades = reg.land("AS", 654.7, 296.0)
+    assert spades.new and spades.legal and spades.pile.id != "p1"
+    assert reg.where("AD", 632.0, 305.0) == (reg.pile("p1"), False)
+    assert reg.where("AC", 576.0, 301.0) == (reg.pile("p1"), False)  # the clubs' own Ace, read off its spot
+    assert reg.where("2S", 660.0, 298.0) == (spades.pile, True)
+
+
 def test_alternate_colour_rule():
     reg = FoundationRegistry("alternate_colour")
     reg.land("AH", 400.0, 300.0)

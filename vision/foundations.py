@@ -52,12 +52,15 @@ class FoundationRegistry:
     ``wide_mm``: a card that is not an Ace, with no pile within ``join_mm``, lands on the nearest
     pile within this distance that it is the next card of (put down wide of it: fresh dev clip
     5236, a 2C contest copy 44 mm from its Ace, ruled "no such pile", and with it the pile's every
-    later club lost)."""
+    later club lost); ``ace_apart_mm``: an Ace farther than this from the nearest pile's spot
+    starts a pile of its own (unless it is that pile's own Ace)."""
 
-    def __init__(self, foundation_rule: str = "same_suit", join_mm: float = 42.0, wide_mm: float = 55.0) -> None:
+    def __init__(self, foundation_rule: str = "same_suit", join_mm: float = 42.0, wide_mm: float = 55.0,
+                 ace_apart_mm: float = 32.0) -> None:
         self.foundation_rule = foundation_rule
         self.join_mm = join_mm
         self.wide_mm = wide_mm
+        self.ace_apart_mm = ace_apart_mm
         self.piles: dict[str, Pile] = {}
         self._n = 0
 
@@ -89,8 +92,13 @@ class FoundationRegistry:
         """The pile a card landing at ``(x, y)`` belongs to (``None``: it would start a new one)
         and whether that would be legal; changes nothing."""
         target = self.nearest(x, y)
-        if card.startswith("A") and (target is None or target.completed):
-            return None, True  # an Ace always starts a pile (a completed pile's spot is free again)
+        if card.startswith("A") and (target is None or target.completed or (
+                card not in target.cards and math.hypot(target.x - x, target.y - y) > self.ace_apart_mm)):
+            # an Ace always starts a pile (a completed pile's spot is free again), also put down
+            # beside another pile, more than a card on it lies off its spot (fresh clip 6135:
+            # cleo's AS 42 mm from the club pile, taken for a card on it; the spades were all lost);
+            # the Ace a pile began, read off its spot, is that Ace seen again
+            return None, True
         if target is None:
             fits = [p for p in self.piles.values() if not p.gone and self.legal(card, p)]
             wide = min(fits, key=lambda p: math.hypot(p.x - x, p.y - y), default=None)
