@@ -2038,11 +2038,8 @@ class PlayReader:
             # 5604: ana's copy of a tied 2D contest, read "AD" in flight, was ruled a second AD, and
             # made her arm at the 2D a hand withdrawing, so her copy was lost): for review, not a
             # ruling. (A late copy of any other top card is a play, illegal.)
-            landing.done = landing.track.reported = True
-            self.flags.append(Flag(landing.contact.t, f"read as {label}, which begins this pile already: "
-                                   "the Ace seen again, or a misread of the card that came?", label, pile.id,
-                                   landing.frames))
-            return []
+            return self._flag_for_review(landing, label, pile, f"read as {label}, which begins this pile already: "
+                                         "the Ace seen again, or a misread of the card that came?")
         home = self._home_pile(landing, label) if not legal else None
         if home is not None:
             # the card that lies on a pile, first seen there and then read at a spot beside it:
@@ -2051,25 +2048,17 @@ class PlayReader:
             # 5717: the 3C on a clubs pile, read 90 mm off on the spade pile beside it while a
             # 4S contest was played there, ruled illegal twice and a phantom copy inferred from
             # the 4S's second arm): for review, not a ruling
-            landing.done = landing.track.reported = True
-            self.flags.append(Flag(landing.contact.t, f"read as {label}, which lies on {home.id}, where it was first "
-                                   "seen: that card seen off its place?", label, pile.id if pile else None,
-                                   landing.frames))
-            return []
+            return self._flag_for_review(landing, label, pile, f"read as {label}, which lies on {home.id}, where it "
+                                         "was first seen: that card seen off its place?")
         twin = self._twin_read(landing, label) if legal else None
         if twin is not None:
             # flagged for review, not ruled: the spot's first read stands
-            landing.done = landing.track.reported = True
-            self.flags.append(Flag(landing.contact.t, f"read as {twin} too, at the same spot and moment: one card "
-                                   "(or a copy of it) read two ways?", label, pile.id if pile else None, landing.frames))
-            return []
+            return self._flag_for_review(landing, label, pile, f"read as {twin} too, at the same spot and moment: "
+                                         "one card (or a copy of it) read two ways?")
         below = self._read_again_armless(landing, label, pile) if legal else None
         if below is not None:
-            landing.done = landing.track.reported = True
-            self.flags.append(Flag(landing.contact.t, f"read on {below} a moment after it came to rest there, with no "
-                                   f"arm at the pile since: {below} read again?", label, pile.id if pile else None,
-                                   landing.frames))
-            return []
+            return self._flag_for_review(landing, label, pile, f"read on {below} a moment after it came to rest "
+                                         f"there, with no arm at the pile since: {below} read again?")
         self._split_crossed_pair(landing)
         if self._arms_unsure(landing):
             if not final and t - landing.t_rest < self.s.arm_unsure_s:
@@ -2096,6 +2085,12 @@ class PlayReader:
             out[0]["evidence"]["provisional"] = "a second arm at the pile: another copy may lie hidden"
             self._hidden.append((landing, out[0], due))
         return out
+
+    def _flag_for_review(self, landing: Landing, label: str, pile: Pile | None, reason: str) -> list[dict[str, Any]]:
+        """Done with ``landing`` without a ruling: flagged for the table to review (``reason``)."""
+        landing.done = landing.track.reported = True
+        self.flags.append(Flag(landing.contact.t, reason, label, pile.id if pile else None, landing.frames))
+        return []
 
     @staticmethod
     def _wait(landing: Landing, why: str) -> list[dict[str, Any]]:
@@ -2653,10 +2648,10 @@ class PlayReader:
         read twice 13 mm from dev's 2H, 0.6 s after it lay there, no arm since, was a phantom play).
         Flagged for review, not ruled. Else None."""
         if not landing.unseen_arrival or pile is None or pile.top is None or not self._fits_on(label, pile.top) \
-                or not self._just_played_there(landing) or not hasattr(self.arms, "reaches") \
-                or self._arms_since(landing.rest, label) is None:
+                or not self._just_played_there(landing) or self._arms_since(landing.rest, label) is None:
             return None
-        return pile.top if not self._landing_reaches(landing) else None
+        reaches = self._reaches_of(landing)  # (None: no arm watcher to ask)
+        return pile.top if reaches is not None and not reaches else None
 
     def _found_under(self, landing: Landing, label: str, pile: Pile | None) -> dict[str, Any] | None:
         """A card never seen on its way, first seen on its pile together with the next card of its
