@@ -405,6 +405,36 @@ def test_a_hand_that_rested_at_the_spot_and_moves_again_is_no_arm_arriving(left_
         assert found == [(2.8, True), (2.867, False)]
 
 
+@pytest.mark.parametrize("left_arm", ["resting", "coming"])
+def test_a_hand_still_at_the_spot_since_before_it_was_looked_for_moves_again_without_coming(left_arm):
+    """ben's arm put a card beside the spot at 1.0 s and his hand rested there, still (out of the
+    changed pixels), until 3.0 s; meanwhile ana's arm came up from the bottom at 2.0 s and left.
+    Moving again at 3.0 s, ben's hand and forearm showed at the spot, his edge still: it lay there,
+    and came before the spot was looked for (fresh clip 6140: taken for his arm bringing ana's AC,
+    first seen under it then). An arm that comes in shows at its edge first."""
+    arms = ArmWatcher()
+    spot = (700.0, 340.0)  # (150, 60) px of an 800 x 480 mm area, 600 mm from the left edge
+    for k in range(66):
+        t = 1.0 + k / 30
+        m = np.zeros((120, 200), bool)
+        if k < 6 or k >= 62:
+            m[58:63, 0:150] = True  # ben's arm at the spot: bringing his card, later leaving
+        elif k >= 60:
+            # his hand and forearm lifting (resting), or his arm on its way in across his edge
+            m[58:63, 60:150] = True if left_arm == "resting" else False
+        if left_arm == "coming" and 54 <= k < 62:
+            m[58:63, 0:min(20 * (k - 53), 150)] = True
+        if 30 <= k < 36:
+            m[60:120, 148:153] = True  # ana's arm from the bottom edge
+        arms.update(t, m, _to_mm)
+    found = [(round(t, 2), "ben" if x < 500 else "ana") for t, (x, _) in arms.reaches(spot, 2.2, 3.2)]
+    if left_arm == "resting":
+        assert len(found) == 1 and found[0][1] == "ben" and found[0][0] < 1.3  # (the first frame looked at)
+    else:
+        assert found == [(3.03, "ben")]
+    assert [("ben" if x < 500 else "ana") for _, (x, _) in arms.reaches(spot, 1.3, 2.3)] == ["ana"]
+
+
 @pytest.mark.parametrize("case", ["left", "rested", "flickered in"])
 def test_the_way_out_of_an_arm_that_left_is_no_arm_for_the_next_hand_at_the_spot(case):
     # The left player's arm puts a card at the spot and draws back across its edge; a moment later

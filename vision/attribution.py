@@ -196,6 +196,14 @@ RESUME_S = 0.1
 RESUME_FRAMES = 2
 APPROACH_S = 0.3
 RESUME_GAP_S = 0.3  # ... and that arm seen again from its side within this is still the hand leaving
+# An arm coming in shows at its edge first, for as long as its hand takes to cross to the spot. One
+# first seen at a spot at least STILL_FROM_MM from its edge as a forearm whose root at the edge is
+# still (Forearm: the hand and wrist lifting first), with that edge and the spot still in each of
+# the NO_APPROACH_S of frames before, lay there still: it moves again, it did not come (fresh clip
+# 6140: ben's hand rested 1.6 s beside his 5D while ana put her AC down under its fingers; lifting,
+# it was taken for his arm bringing the AC, first seen then: a phantom AC for ben, ana's lost)
+NO_APPROACH_S = 0.4
+STILL_FROM_MM = 200.0
 # A hand that left the spot leaves its way out in the trail (ArmWatcher.trail_s): the next hand to
 # come there, joined to that trail, seems to cross the side the first one left by (fresh clip 5649:
 # dev's arm withdrew from his 9S at 54.57 s, cleo's hand came for her copy at 54.9 s, and the trail
@@ -434,7 +442,9 @@ class ArmWatcher:
                 if side in sides:
                     if side not in runs:
                         # (a hand moving again that leaves the spot a moment, on its way out, goes on)
-                        if t - resumed.get(side, -math.inf) > RESUME_GAP_S and not self._resumed(seen, side, t):
+                        if t - resumed.get(side, -math.inf) > RESUME_GAP_S and not self._resumed(seen, side, t) \
+                                and not (isinstance(sides[side], Forearm) and
+                                         self._unannounced(seen, side, t, self._to_sides(mask.shape, spot_mm)[side])):
                             resumed.pop(side, None)
                         else:
                             resumed[side] = t
@@ -532,6 +542,18 @@ class ArmWatcher:
             return False
         approach = [edges[side] for tf, _, edges in seen if t - RESUME_S - APPROACH_S - 1e-6 <= tf < t - RESUME_S - 1e-6]
         return bool(approach) and not any(approach)
+
+    @staticmethod
+    def _unannounced(seen: list[tuple[float, str, dict[str, int]]], side: str, t: float, to_edge_mm: float) -> bool:
+        """Whether an arm first seen crossing ``side`` at ``t`` came without crossing its edge on
+        the way (see ``NO_APPROACH_S``): the hand of an arm that lay still there, moving again.
+        ``seen`` as :meth:`_resumed` reads it."""
+        if to_edge_mm < STILL_FROM_MM:
+            return False  # (an arm comes that short a way in a frame or two)
+        before = [(tf, state, edges[side]) for tf, state, edges in seen if t - NO_APPROACH_S - 1e-6 <= tf < t]
+        # (frames all through that time, not a look begun just now: nothing tells then)
+        return len(before) >= 3 and before[0][0] <= t - NO_APPROACH_S + 0.07 and \
+            all(state == "none" and not moved for _, state, moved in before)
 
     def _edge_motion(self, mask: np.ndarray) -> dict[str, int]:
         """Changed pixels along each edge of the watched area (the band an arm crossing it fills)."""
