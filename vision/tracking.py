@@ -137,6 +137,12 @@ class CardTracker:
         self.still_mm = 6.0  # a track whose last samples stay this close was lying still
         self.jump_mm = 40.0  # ... and is continued farther than this only once seen to be gone
         self.copy_apart_mm = 20.0  # two sightings of one identity this far apart in a frame are two copies
+        # ... as are reads of one track that go to a spot this far off and back, one look apart:
+        # farther apart than one card read at its two corner indices in turn (see
+        # vision.plays.ReaderSettings.rest_turn_mm), within turn_s
+        self.twin_apart_mm = 30.0
+        self.turn_s = 1.0
+        self._twins: dict[int, int] = {}  # track id -> the other copy's, once told apart (_copy_in_turn)
         self.settled_s = 1.5  # a card landed this long ago lies on its pile for good (contest copies go sooner)
         self.tracks: dict[int, CardTrack] = {}
         self._next_id = 1
@@ -209,8 +215,12 @@ class CardTracker:
                     # in a frame, so this is another copy (fresh clip 6116: both copies of a tied
                     # 2D lay 40 mm apart, read into one track in turn, never at rest for 1.6 s,
                     # the tie lost and the 2D timed at the next card's arrival)
-                    track = self._new_track(label)
+                    # (the copy it was told apart from in turn a moment ago, see _copy_in_turn)
+                    twin = self.tracks.get(self._twins.get(track.id, -1))
+                    fits = twin is not None and not twin.left and twin.samples and twin.last.frame != frame
+                    track = twin if fits else self._new_track(label)
                     self._link[(label, bt_id)] = track.id
+                track = self._copy_in_turn(track, s, t)
                 if fresh and not track.samples:
                     self._recall_origin(track, s, t)
                 if fresh and (not track.samples or track.last.t < t - 0.5 / self.fps):
@@ -229,6 +239,33 @@ class CardTracker:
                 self._lying[label] = [k for k in self._lying[label]
                                       if all(math.hypot(k[0] - s.x, k[1] - s.y) >= 8.0 for s in group)]
         return updated
+
+    def _copy_in_turn(self, track: CardTrack, s: TableSighting, t: float) -> CardTrack:
+        """The card a sighting given to ``track`` belongs to, where two copies lie a little apart
+        and are read one per look, in turn: ByteTrack's boxes of the two overlap, so it follows
+        both as one tracklet, which never comes to rest (fresh clip 6149: ben's and ana's 7D on
+        the pile 35 mm apart, read in turn for 0.5 s until ana took hers back; ben's was first
+        seen at rest only then, given to the wrong arm, and the contest lost). A read that goes
+        back to where the one before last lay (within ``still_mm``), the last one
+        ``twin_apart_mm`` or more away, shows two copies: the last read starts the other copy's
+        card, and from then on each read goes to the copy it lies nearer."""
+        twin = self.tracks.get(self._twins.get(track.id, -1))
+        if twin is not None and not twin.left and twin.samples and track.samples:
+            here = math.hypot(track.last.x - s.x, track.last.y - s.y)
+            return twin if math.hypot(twin.last.x - s.x, twin.last.y - s.y) < here else track
+        if len(track.samples) < 2 or track.reported or track.id in self._twins:
+            return track
+        before, last = track.samples[-2], track.samples[-1]
+        if math.hypot(last.x - before.x, last.y - before.y) < self.twin_apart_mm or \
+                math.hypot(s.x - before.x, s.y - before.y) > self.still_mm or t - before.t > self.turn_s or \
+                (track.landed_index is not None and track.landed_index >= len(track.samples) - 1):
+            return track
+        twin = self._new_track(track.label)
+        twin.samples.append(track.samples.pop())
+        track.read_votes[track.label] -= twin.last.confidence
+        twin.read_votes[track.label] += twin.last.confidence
+        self._twins[track.id], self._twins[twin.id] = twin.id, track.id
+        return track
 
     def _lying_unconfirmed(self, label: str, frame: int, t: float, s: TableSighting,
                            followed: dict[int, TableSighting]) -> CardTrack | None:
@@ -353,8 +390,8 @@ class CardTracker:
             # a plausible continuation: near where the card was heading when it was lost (its last
             # velocity carried on, at most for a moment), and not a one-frame misread (which would
             # otherwise capture the next real card of that identity)
-            if len(track.samples) < 3 and gap > 0.2:
-                continue
+            if len(track.samples) < 3 and gap > 0.2 and track.id not in self._twins:
+                continue  # (a copy told apart from its twin was read in turn: no misread)
             landed = track.landed_index is not None
             settled = landed and t - track.samples[track.landed_index].t > self.settled_s
             # nobody has looked where it landed since it was last seen there
@@ -401,3 +438,4 @@ class CardTracker:
             del self.tracks[tid]
         live = set(self.tracks)
         self._link = {k: v for k, v in self._link.items() if v in live}
+        self._twins = {k: v for k, v in self._twins.items() if k in live and v in live}
