@@ -452,6 +452,29 @@ def test_a_second_arm_that_turned_back_before_it_touched_brings_no_hidden_copy(b
     assert sorted(o["player"] for o in obs if o["card"] == "2H") == copies
 
 
+@pytest.mark.parametrize("trail_only, stayed_s, kept", [(True, 0.0, False), (True, 0.1, True), (False, 0.0, True)])
+def test_an_arm_seen_only_through_shared_trails_gone_as_it_came_brings_no_copy(trail_only, stayed_s, kept):
+    """ana's 2D never seen on its way; cleo's arm "came" to it 0.33 s after hers, seen there only
+    through trails shared with other arms, by cleo's edge, and left within the frame; ana's hand
+    was seen resting, then lifting (dev clip 6122: cleo was moving her 8S in her layout, and a
+    phantom copy of hers won the 2D). Such an arm was a hand busy at its own layout, whatever
+    ana's hand did. An arm seen as its own, or one that stayed a few frames (dev clips 5813,
+    5832, 5877), brought a copy under ana's."""
+    from vision.contact import ContactEstimate
+    from vision.plays import Landing
+    from vision.tracking import CardTrack, Sample
+
+    scene = SyntheticScene(PLAYERS, seed=24)
+    reader = PlayReader(VisionConfig.from_dict(scene.config()), scene.fps)
+    spot = scene.slots[7]
+    track = CardTrack(1, "2D", [Sample(69, 2.3, spot[0], spot[1], 0.9)])
+    two = Landing(track, 0, spot, 2.3, ContactEstimate(2.16, 100.0, 0.0, spot), "ana", 0.99, "motion")
+    two.hidden_rival = ("cy", ContactEstimate(2.49, 100.0, 0.0, spot))
+    two.arm_arrivals, two.rival_trail_only, two.rival_needs_takeback = {"ana": 2.0, "cy": 2.33}, trail_only, True
+    reader._seen_player_took_back = lambda landing, left: True  # ana's hand seen lifting a copy off
+    assert reader._copy_may_stand(two, {"ana": 2.53, "cy": 2.33 + stayed_s}) is kept
+
+
 class _RivalNeverSeenLeaving(_ArmsLeaving):
     """As :class:`_ArmsLeaving`, but the second arm is never seen leaving (it merged, leaving,
     with the first, still there)."""

@@ -3196,7 +3196,14 @@ class PlayReader:
             # second arm gone 0.2-0.33 s after it came, a phantom copy reported for it) - unless
             # the seen copy's player was seen taking a copy back: it lay on top of another, a true
             # contest however briefly the other hand stayed (dev clips 5813 3C, 5832 3H, 5877 4S:
-            # the second arm gone 0.1-0.33 s after it came, each the winner's)
+            # the second arm gone 0.1-0.33 s after it came, each the winner's). An arm seen there
+            # only through trails it shares with other arms, by its player's edge, gone as soon as
+            # it came, was a hand busy at its own layout (see rival_trail_only) whatever the seen
+            # copy's hand did (dev clip 6122: cleo, moving her 8S, "came" to ana's 2D and left
+            # within the frame; ana's hand, resting then lifting, read as taking a copy back off
+            # hers, made a phantom copy for cleo, and the winner)
+            if landing.rival_trail_only and came is not None and left[rival] - came < 1.5 / self.fps:
+                return False
             return self._seen_player_took_back(landing, left)
         # (an arm seen at a pile by its player's edge only through trails that led to other sides
         # too, never seen leaving, may be a hand busy at its own layout whose moves joined the seen
