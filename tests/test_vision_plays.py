@@ -3161,15 +3161,17 @@ def test_a_card_on_a_pile_read_off_its_place_beside_another_is_flagged_not_ruled
 
 
 
-@pytest.mark.parametrize("beside, beside_legal, splits", [("AH", True, True), ("AH", False, False),
-                                                           ("5H", True, False)])
-def test_a_read_no_play_fits_beside_a_contest_is_no_card_to_split_its_arms_with(beside, beside_legal, splits):
+@pytest.mark.parametrize("beside, beside_legal, reported, splits", [
+    ("AH", True, False, True), ("AH", False, False, False), ("5H", True, False, False), ("5H", True, True, True)])
+def test_a_read_no_play_fits_beside_a_contest_is_no_card_to_split_its_arms_with(beside, beside_legal, reported, splits):
     """ana's 2C never seen on its way, ana's arm and cy's at it a frame apart, taken for a contest;
     beside it a card cy's and ana's arms reached too, ana's first. A play there splits the arms (ana
     went on over it to the 2C, see above); a read illegal where it lies (fresh clip 5658: an "AS"
     read twice where no Ace fits took dev's arm from his 2S contest copy) is no card to split with:
     the 2C stays a contest. So is one not yet ruled on (its ``legal`` still the default) whose read
-    no pile takes (fresh clip 6150: a "2D" read on the hearts took cleo's arm from her 6D copy)."""
+    no pile takes (fresh clip 6150: a "2D" read on the hearts took cleo's arm from her 6D copy).
+    One already reported was ruled legal then, and lies on its pile (fresh clip 6156: dev's 2H,
+    reported before cleo's JC beside it landed)."""
     from vision.contact import ContactEstimate
     from vision.plays import Landing
     from vision.tracking import CardTrack, Sample
@@ -3186,7 +3188,7 @@ def test_a_read_no_play_fits_beside_a_contest_is_no_card_to_split_its_arms_with(
 
     two = landing(1, "2C", upper, {"ana": 2.0, "cy": 2.033})
     beside = landing(2, beside, lower, {"ana": 1.733, "cy": 2.033})
-    beside.legal = beside_legal
+    beside.legal, beside.done = beside_legal, reported
     reader.pending += [two, beside]
     reader._split_crossed_pair(two)
     if splits:

@@ -869,10 +869,11 @@ class PlayReader:
             # twice where no Ace fits took dev's arm from his 2S contest copy beside it)
             # (nor is one not yet ruled on, whose read would be illegal there: fresh clip 6150, a
             # "2D" read on the hearts, 107 mm from dev's and cleo's 6D contest, landed again with
-            # the same two arms and took cleo's from her copy, which was lost)
+            # the same two arms and took cleo's from her copy, which was lost. One reported lies
+            # on its pile already: its ruling says.)
             if other is landing or other.canceled or not other.legal or not other.arm_arrivals \
-                    or set(other.arm_arrivals) != pair \
-                    or not self.registry.where(other.label or other.track.label, *other.rest)[1]:
+                    or set(other.arm_arrivals) != pair or \
+                    (not other.done and not self.registry.where(other.label or other.track.label, *other.rest)[1]):
                 continue
             apart = math.dist(other.rest, landing.rest)
             if not self.registry.join_mm < apart <= self.s.stay_near_mm or \
