@@ -239,19 +239,23 @@ def test_two_copies_read_into_one_track_in_turn_are_split_once_both_are_seen_at_
         assert all(math.hypot(s.x - spot[0], s.y - spot[1]) < 1.5 for s in at[0].samples[-8:])
 
 
-@pytest.mark.parametrize("second", ["copy 35 mm off", "corner 9 mm off", "carried off"])
-def test_reads_going_to_a_spot_and_back_one_look_apart_are_two_copies(second):
+@pytest.mark.parametrize("second", ["copy 35 mm off", "corner 9 mm off", "carried off", "once to the side"])
+def test_reads_going_to_a_spot_and_back_twice_in_turn_are_two_copies(second):
     """ben's and ana's 7D lie on the pile 35 mm apart and are read one per look, in turn (fresh
     clip 6149, the reads as they came). ByteTrack follows both as one tracklet; a read that goes
     back to where the one before last lay shows two copies, each with its own card from then on,
     each at rest (before, the one track never came to rest until ana took hers back, and the
     contest was lost). One card read at its two corner indices in turn (9 mm apart) stays one
-    card, as does a card carried off."""
+    card, as does a card carried off; a read off to the side once (in the hand that brings it) is
+    taken off the card."""
     a = (877.0, 400.4)
-    b = {"copy 35 mm off": (842.0, 400.0), "corner 9 mm off": (869.0, 396.0), "carried off": (842.0, 400.0)}[second]
-    looks = [(1185, a), (1188, a), (1194, b), (1203, a), (1212, b), (1224, b), (1230, b)]
+    b = {"copy 35 mm off": (842.0, 400.0), "corner 9 mm off": (869.0, 396.0), "carried off": (842.0, 400.0),
+         "once to the side": (842.0, 400.0)}[second]
+    looks = [(1185, a), (1188, a), (1194, b), (1203, a), (1212, (b[0] + 2.2, b[1] - 6.4)), (1224, b), (1230, b)]
     if second == "carried off":
         looks = looks[:3] + [(1203, (800.0, 402.0)), (1212, (760.0, 405.0))]
+    elif second == "once to the side":
+        looks = looks[:4] + [(1212, a), (1224, a)]
     tr = CardTracker(fps=30)
     for f, (x, y) in looks:
         tr.update([TableSighting("7D", 0.7, x, y)], frame=f, t=f / 30)
@@ -259,7 +263,9 @@ def test_reads_going_to_a_spot_and_back_one_look_apart_are_two_copies(second):
     if second == "copy 35 mm off":
         assert len(tracks) == 2
         for c, spot in zip(sorted(tracks, key=lambda c: c.last.x), (b, a)):
-            assert all(math.hypot(s.x - spot[0], s.y - spot[1]) < 2 for s in c.samples)
+            assert all(math.hypot(s.x - spot[0], s.y - spot[1]) < 10 for s in c.samples)
         assert len(tracks[0].samples) >= 2 and len(tracks[1].samples) >= 2
+    elif second == "once to the side":  # the read off to the side is taken off the card
+        assert len(tracks) == 1 and all(math.hypot(s.x - a[0], s.y - a[1]) < 2 for s in tracks[0].samples)
     else:
         assert len(tracks) == 1 and len(tracks[0].samples) >= len(looks) - 1

@@ -137,12 +137,18 @@ class CardTracker:
         self.still_mm = 6.0  # a track whose last samples stay this close was lying still
         self.jump_mm = 40.0  # ... and is continued farther than this only once seen to be gone
         self.copy_apart_mm = 20.0  # two sightings of one identity this far apart in a frame are two copies
-        # ... as are reads of one track that go to a spot this far off and back, one look apart:
+        # ... as are reads of one track that go to a spot this far off and back, twice, in turn:
         # farther apart than one card read at its two corner indices in turn (see
         # vision.plays.ReaderSettings.rest_turn_mm), within turn_s
         self.twin_apart_mm = 30.0
         self.turn_s = 1.0
+        self.turn_mm = 10.0  # ... each read coming back this near the last read of its spot
+        # ... and no farther apart than two copies on one pile lie (a read this far off is a card
+        # read in the hand bringing it: a King read 55 mm off under ben's hand, see
+        # tests/test_vision_plays.py::test_a_king_read_only_in_the_hand_is_played_once_its_pile_leaves_the_table)
+        self.twin_within_mm = 50.0
         self._twins: dict[int, int] = {}  # track id -> the other copy's, once told apart (_copy_in_turn)
+        self._off_reads: dict[int, Sample] = {}  # track id -> a read taken off it, maybe another copy's
         self.settled_s = 1.5  # a card landed this long ago lies on its pile for good (contest copies go sooner)
         self.tracks: dict[int, CardTrack] = {}
         self._next_id = 1
@@ -245,27 +251,51 @@ class CardTracker:
         and are read one per look, in turn: ByteTrack's boxes of the two overlap, so it follows
         both as one tracklet, which never comes to rest (fresh clip 6149: ben's and ana's 7D on
         the pile 35 mm apart, read in turn for 0.5 s until ana took hers back; ben's was first
-        seen at rest only then, given to the wrong arm, and the contest lost). A read that goes
-        back to where the one before last lay (within ``still_mm``), the last one
-        ``twin_apart_mm`` or more away, shows two copies: the last read starts the other copy's
-        card, and from then on each read goes to the copy it lies nearer."""
+        seen at rest only then, given to the wrong arm, and the contest lost). A read that comes
+        back to where the one before last lay (within ``turn_mm``), the last one
+        ``twin_apart_mm`` or more away within ``turn_s``, takes that last read off the card: a
+        read off to the side, once (in the hand that brings it, or of a card carried over it),
+        or the first read of another copy, shown once it is read there again
+        (:meth:`_twin_read`). From then on each read goes to the copy it lies nearer."""
         twin = self.tracks.get(self._twins.get(track.id, -1))
         if twin is not None and not twin.left and twin.samples and track.samples:
             here = math.hypot(track.last.x - s.x, track.last.y - s.y)
             return twin if math.hypot(twin.last.x - s.x, twin.last.y - s.y) < here else track
-        if len(track.samples) < 2 or track.reported or track.id in self._twins:
+        if track.id in self._twins:
             return track
-        before, last = track.samples[-2], track.samples[-1]
-        if math.hypot(last.x - before.x, last.y - before.y) < self.twin_apart_mm or \
-                math.hypot(s.x - before.x, s.y - before.y) > self.still_mm or t - before.t > self.turn_s or \
+        found = self._twin_read(track.label, s, t, of=track)
+        if found is not None:
+            return found
+        if len(track.samples) < 2 or track.reported:
+            return track
+        a, b = track.samples[-2:]
+        if not self.twin_apart_mm <= math.hypot(b.x - a.x, b.y - a.y) <= self.twin_within_mm or t - a.t > self.turn_s or \
+                math.hypot(s.x - a.x, s.y - a.y) > self.turn_mm or \
                 (track.landed_index is not None and track.landed_index >= len(track.samples) - 1):
             return track
-        twin = self._new_track(track.label)
-        twin.samples.append(track.samples.pop())
-        track.read_votes[track.label] -= twin.last.confidence
-        twin.read_votes[track.label] += twin.last.confidence
-        self._twins[track.id], self._twins[twin.id] = twin.id, track.id
+        del track.samples[-1]  # (its read of the card's name still counts: the same name)
+        self._off_reads[track.id] = b
         return track
+
+    def _twin_read(self, label: str, s: TableSighting, t: float, of: CardTrack | None = None) -> CardTrack | None:
+        """The other copy's card, started by a read taken off a card (see :meth:`_copy_in_turn`)
+        now that ``s`` is read again where it lay (within ``turn_mm``, ``turn_s``); ``None``
+        otherwise. Read off ``of`` alone when given."""
+        for tid, off in list(self._off_reads.items()):
+            track = self.tracks.get(tid)
+            if track is None or t - off.t > self.turn_s:
+                del self._off_reads[tid]
+                continue
+            if track.label != label or (of is not None and track is not of) or \
+                    math.hypot(s.x - off.x, s.y - off.y) > self.turn_mm:
+                continue
+            del self._off_reads[tid]
+            twin = self._new_track(label)
+            twin.samples.append(off)
+            twin.read_votes[label] += off.confidence
+            self._twins[track.id], self._twins[twin.id] = twin.id, track.id
+            return twin
+        return None
 
     def _lying_unconfirmed(self, label: str, frame: int, t: float, s: TableSighting,
                            followed: dict[int, TableSighting]) -> CardTrack | None:
@@ -276,6 +306,10 @@ class CardTracker:
         clip 90223: a tied 2H on its pile read five times in 0.6 s, never tracked, both copies
         lost). The sighting continues a card last seen within ``still_mm`` of it a moment before,
         or starts one with an earlier such sighting there."""
+        twin = self._twin_read(label, s, t)
+        if twin is not None:  # (the other copy, read again where a read was taken off a card)
+            self._add(twin, frame, t, s, label)
+            return twin
         earlier = [u for u in self._unconfirmed.get(label, []) if 0.0 < t - u[1] <= self.unconfirmed_s]
         self._unconfirmed[label] = earlier + [(frame, t, s)]
         for track in self.tracks.values():
@@ -439,3 +473,4 @@ class CardTracker:
         live = set(self.tracks)
         self._link = {k: v for k, v in self._link.items() if v in live}
         self._twins = {k: v for k, v in self._twins.items() if k in live and v in live}
+        self._off_reads = {k: v for k, v in self._off_reads.items() if k in live}
