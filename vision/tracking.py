@@ -222,9 +222,8 @@ class CardTracker:
                     # 2D lay 40 mm apart, read into one track in turn, never at rest for 1.6 s,
                     # the tie lost and the 2D timed at the next card's arrival)
                     # (the copy it was told apart from in turn a moment ago, see _copy_in_turn)
-                    twin = self.tracks.get(self._twins.get(track.id, -1))
-                    fits = twin is not None and not twin.left and twin.samples and twin.last.frame != frame
-                    track = twin if fits else self._new_track(label)
+                    twin = self._live_twin(track)
+                    track = twin if twin is not None and twin.last.frame != frame else self._new_track(label)
                     self._link[(label, bt_id)] = track.id
                 track = self._copy_in_turn(track, s, t)
                 if fresh and not track.samples:
@@ -257,8 +256,8 @@ class CardTracker:
         read off to the side, once (in the hand that brings it, or of a card carried over it),
         or the first read of another copy, shown once it is read there again
         (:meth:`_twin_read`). From then on each read goes to the copy it lies nearer."""
-        twin = self.tracks.get(self._twins.get(track.id, -1))
-        if twin is not None and not twin.left and twin.samples and track.samples:
+        twin = self._live_twin(track)
+        if twin is not None and track.samples:
             here = math.hypot(track.last.x - s.x, track.last.y - s.y)
             return twin if math.hypot(twin.last.x - s.x, twin.last.y - s.y) < here else track
         if track.id in self._twins:
@@ -277,17 +276,25 @@ class CardTracker:
         self._off_reads[track.id] = b
         return track
 
+    def _live_twin(self, track: CardTrack) -> CardTrack | None:
+        """The other copy told apart from ``track`` (:meth:`_copy_in_turn`), while still followed."""
+        twin = self.tracks.get(self._twins.get(track.id, -1))
+        return twin if twin is not None and not twin.left and twin.samples else None
+
     def _twin_read(self, label: str, s: TableSighting, t: float, of: CardTrack | None = None) -> CardTrack | None:
         """The other copy's card, started by a read taken off a card (see :meth:`_copy_in_turn`)
         now that ``s`` is read again where it lay (within ``turn_mm``, ``turn_s``); ``None``
         otherwise. Read off ``of`` alone when given."""
-        for tid, off in list(self._off_reads.items()):
+        ids = [of.id] if of is not None else list(self._off_reads)
+        for tid in ids:
+            off = self._off_reads.get(tid)
+            if off is None:
+                continue
             track = self.tracks.get(tid)
             if track is None or t - off.t > self.turn_s:
                 del self._off_reads[tid]
                 continue
-            if track.label != label or (of is not None and track is not of) or \
-                    math.hypot(s.x - off.x, s.y - off.y) > self.turn_mm:
+            if track.label != label or math.hypot(s.x - off.x, s.y - off.y) > self.turn_mm:
                 continue
             del self._off_reads[tid]
             twin = self._new_track(label)
